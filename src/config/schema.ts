@@ -1,0 +1,129 @@
+import { z } from "zod";
+
+/** The single source of every shape in .gantry/config.json; schemas/config.schema.json is generated from it. */
+
+const seconds = (fallback: number) => z.number().positive().max(86_400).default(fallback);
+
+export const HOOK_EVENTS = [
+  "on-start",
+  "on-story-start",
+  "on-story-complete",
+  "on-story-fail",
+  "on-story-skip",
+  "on-escalate",
+  "on-pause",
+  "on-resume",
+  "on-complete",
+  "on-error",
+] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+const hookCommand = z.union([
+  z.string().min(1),
+  z.strictObject({
+    command: z.string().min(1),
+    timeoutMs: z.number().int().positive().max(3_600_000).optional(),
+    enabled: z.boolean().optional(),
+  }),
+]);
+
+const hooks = z.partialRecord(z.enum(HOOK_EVENTS), z.union([hookCommand, z.array(hookCommand)])).default({});
+
+const reporterEntry = z.union([z.string().min(1), z.tuple([z.string().min(1), z.record(z.string(), z.unknown())])]);
+
+export const TierModels = z.record(z.string(), z.string());
+
+export const ConfigSchema = z
+  .strictObject({
+    $schema: z.string().optional(),
+    agent: z
+      .strictObject({
+        default: z.string().min(1).default("command"),
+        timeoutSeconds: seconds(1800),
+        command: z
+          .strictObject({ run: z.string().min(1).describe("run through /bin/sh -c with the prompt on stdin") })
+          .optional(),
+        models: z.record(z.string(), TierModels).default({}),
+      })
+      .prefault({}),
+    quality: z
+      .strictObject({
+        commands: z
+          .strictObject({
+            test: z.string().min(1).optional(),
+            testScoped: z.string().min(1).optional(),
+            lint: z.string().min(1).optional(),
+            typecheck: z.string().min(1).optional(),
+            lintFix: z.string().min(1).optional(),
+            formatFix: z.string().min(1).optional(),
+            acceptance: z.string().min(1).optional(),
+          })
+          .prefault({}),
+        timeoutSeconds: seconds(600),
+        /** Environment variables never passed to test, lint or agent commands. */
+        stripEnv: z.array(z.string().min(1)).default([]),
+      })
+      .prefault({}),
+    execution: z
+      .strictObject({
+        maxStageRetries: z.number().int().min(0).max(100).default(5),
+        maxIterations: z.number().int().min(1).max(10_000).default(50),
+        costLimitUsd: z.number().nonnegative().default(30),
+        rectify: z
+          .strictObject({ enabled: z.boolean().default(true), maxAttempts: z.number().int().min(0).max(20).default(2) })
+          .prefault({}),
+        autofix: z
+          .strictObject({ enabled: z.boolean().default(true), maxAttempts: z.number().int().min(0).max(20).default(2) })
+          .prefault({}),
+        regression: z.strictObject({ mode: z.enum(["inline", "deferred", "off"]).default("deferred") }).prefault({}),
+      })
+      .prefault({}),
+    routing: z
+      .strictObject({
+        tiers: z.array(z.string().min(1)).min(1).default(["fast", "balanced", "powerful"]),
+        complexityTier: z
+          .strictObject({
+            simple: z.string().default("fast"),
+            medium: z.string().default("balanced"),
+            complex: z.string().default("powerful"),
+            expert: z.string().default("powerful"),
+          })
+          .prefault({}),
+      })
+      .prefault({}),
+    gates: z
+      .strictObject({
+        mandatory: z.array(z.string().min(1)).optional().describe("default: verify, review, and regression when inline"),
+      })
+      .prefault({}),
+    hooks,
+    reporters: z.array(reporterEntry).default(["default"]),
+    plugins: z.array(z.union([z.string(), z.tuple([z.string(), z.record(z.string(), z.unknown())])])).default([]),
+    interaction: z
+      .strictObject({
+        channel: z.enum(["auto", "cli", "file", "webhook"]).default("auto"),
+        triggers: z
+          .record(
+            z.string(),
+            z.strictObject({
+              enabled: z.boolean().default(true),
+              fallback: z.enum(["approve", "skip", "retry", "abort"]).optional(),
+              timeoutSeconds: z.number().positive().optional(),
+            }),
+          )
+          .default({}),
+      })
+      .prefault({}),
+  })
+  .describe("gantry project configuration (.gantry/config.json)");
+
+export type Config = z.output<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
+
+/** The gates that decide completion: configured, else verify, review, and regression when inline. */
+export function mandatoryGates(config: Config): string[] {
+  if (config.gates.mandatory) return config.gates.mandatory;
+  const gates = ["verify", "review"];
+  if (config.execution.regression.mode === "inline") gates.push("regression");
+  return gates;
+}

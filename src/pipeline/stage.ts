@@ -1,0 +1,31 @@
+import type { StoryContext } from "./story-context.js";
+
+export const STAGE_NAMES = [
+  "routing",
+  "execution",
+  "verify",
+  "rectify",
+  "review",
+  "autofix",
+  "regression",
+  "completion",
+] as const;
+export type StageName = (typeof STAGE_NAMES)[number];
+
+export type StageResult =
+  | { action: "continue" }
+  | { action: "skip"; reason: string }
+  | { action: "fail"; reason: string }
+  | { action: "escalate"; reason: string }
+  | { action: "pause"; reason: string }
+  | { action: "retry"; fromStage: StageName; reason: string };
+
+export type StageAction = StageResult["action"];
+
+export interface Stage {
+  name: StageName;
+  enabled(ctx: StoryContext): boolean;
+  execute(ctx: StoryContext): Promise<StageResult>;
+}
+
+export const CONTINUE: StageResult = Object.freeze({ action: "continue" });

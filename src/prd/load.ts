@@ -1,0 +1,78 @@
+import { readFileSync } from "node:fs";
+import { fromZodIssue, InputError, parseJsonText } from "../config/input-error.js";
+import { type Prd, PrdSchema } from "./story.js";
+
+export function prdPath(root: string, feature: string): string {
+  return `${root}/.gantry/features/${feature}/prd.json`;
+}
+
+/** Parses and checks a PRD: schema, unique ids, dependencies that exist, no cycles. */
+export function parsePrd(file: string, raw: unknown): Prd {
+  const parsed = PrdSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw issue ? fromZodIssue(file, issue) : new InputError(file, "", "invalid PRD");
+  }
+  const prd = parsed.data;
+  const index = new Map<string, number>();
+  prd.userStories.forEach((story, i) => {
+    const first = index.get(story.id);
+    if (first !== undefined) {
+      throw new InputError(file, `userStories[${i}].id`, `duplicate story id "${story.id}" (first at userStories[${first}])`);
+    }
+    index.set(story.id, i);
+  });
+  prd.userStories.forEach((story, i) => {
+    story.dependencies.forEach((dep, j) => {
+      if (!index.has(dep)) {
+        throw new InputError(file, `userStories[${i}].dependencies[${j}]`, `depends on "${dep}", which is not a story in this PRD`);
+      }
+      if (dep === story.id) throw new InputError(file, `userStories[${i}].dependencies[${j}]`, "a story cannot depend on itself");
+    });
+  });
+  const cycle = findCycle(prd);
+  if (cycle) {
+    const at = index.get(cycle[0] as string) ?? 0;
+    throw new InputError(file, `userStories[${at}].dependencies`, `dependency cycle: ${cycle.join(" -> ")}`);
+  }
+  return prd;
+}
+
+function findCycle(prd: Prd): string[] | undefined {
+  const deps = new Map(prd.userStories.map((s) => [s.id, s.dependencies]));
+  const state = new Map<string, "visiting" | "done">();
+  const stack: string[] = [];
+  const visit = (id: string): string[] | undefined => {
+    if (state.get(id) === "done") return undefined;
+    if (state.get(id) === "visiting") return [...stack.slice(stack.indexOf(id)), id];
+    state.set(id, "visiting");
+    stack.push(id);
+    for (const dep of deps.get(id) ?? []) {
+      const found = visit(dep);
+      if (found) return found;
+    }
+    stack.pop();
+    state.set(id, "done");
+    return undefined;
+  };
+  for (const id of deps.keys()) {
+    const found = visit(id);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+export function readPrdRaw(path: string, display = path): unknown {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputError(display, "", code === "ENOENT" ? "no such file; expected the feature's prd.json" : `cannot read (${code})`);
+  }
+  return parseJsonText(display, text);
+}
+
+export function loadPrd(path: string, display = path): Prd {
+  return parsePrd(display, readPrdRaw(path, display));
+}
