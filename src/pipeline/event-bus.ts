@@ -82,7 +82,6 @@ export function createEventBus(options: BusOptions): EventBus {
         let timer: NodeJS.Timeout | undefined;
         const timeout = new Promise<"timeout">((resolve) => {
           timer = setTimeout(() => resolve("timeout"), remaining);
-          timer.unref();
         });
         const outcome = await Promise.race([Promise.all([...pending.keys()]).then(() => "done" as const), timeout]);
         clearTimeout(timer);

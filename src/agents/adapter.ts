@@ -1,0 +1,38 @@
+import type { AgentRole, CostBasis } from "../pipeline/events.js";
+
+export interface AgentRequest {
+  role: AgentRole;
+  storyId: string;
+  /** 1-based count of this story's agent sessions so far, this one included. */
+  attempt: number;
+  tier: string;
+  model: string;
+  prompt: string;
+  promptFile: string;
+  cwd: string;
+  timeoutMs: number;
+  signal: AbortSignal;
+  feature: string;
+  runId: string;
+}
+
+export interface AgentResult {
+  exitCode: number | null;
+  timedOut: boolean;
+  aborted: boolean;
+  durationMs: number;
+  costUsd: number;
+  costBasis: CostBasis;
+  /** The tail of what the agent printed. */
+  output: string;
+  /** Why the session is an agent error, when it is one. */
+  error?: string;
+}
+
+/** One coding agent CLI. Adapters are registered by name; plugins may add more. */
+export interface AgentAdapter {
+  readonly name: string;
+  /** The model this adapter runs for a tier, from `agent.models.<name>.<tier>`, or its own default. */
+  modelFor(tier: string): string;
+  run(request: AgentRequest): Promise<AgentResult>;
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env node
+import { Command, CommanderError, Option } from "commander";
+import { reportFailure } from "./cli/exit.js";
+
+// Only commander is imported at start-up; each command loads what it needs when it runs.
+const program = new Command()
+  .name("gantry")
+  .description("Carries a feature's user stories through an AI coding agent, stage by stage.")
+  .version("0.1.0")
+  .exitOverride()
+  .configureOutput({ outputError: (text, write) => write(text) });
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+program
+  .command("run")
+  .description("run a feature's stories through the pipeline")
+  .requiredOption("--feature <name>", "the feature under .gantry/features/")
+  .option("--story <id>", "only this story (repeatable)", collect, [])
+  .option("--dir <path>", "the project root", ".")
+  .option("--dry-run", "print the stories, their order and routing; run nothing")
+  .option("--allow-dirty", "start even though the working tree has uncommitted changes")
+  .addOption(new Option("--regression <mode>", "override execution.regression.mode").choices(["inline", "deferred", "off"]))
+  .option("--json", "print only the machine-readable summary, on stdout")
+  .action(async (options) => exit(await (await import("./cli/run.js")).runCommand(options)));
+
+program
+  .command("validate")
+  .description("check .gantry/config.json and the features' prd.json files")
+  .option("--feature <name>", "only this feature")
+  .option("--dir <path>", "the project root", ".")
+  .option("--json", "machine-readable output")
+  .action(async (options) => exit(await (await import("./cli/validate.js")).validateCommand(options)));
+
+program
+  .command("status")
+  .description("show the stories of each feature and their status")
+  .option("--feature <name>", "only this feature")
+  .option("--dir <path>", "the project root", ".")
+  .option("--json", "machine-readable output")
+  .action(async (options) => exit(await (await import("./cli/status.js")).statusCommand(options)));
+
+program
+  .command("schema")
+  .description("print a JSON Schema: config, prd")
+  .argument("[name]", "which schema", "config")
+  .action(async (name: string) => exit(await (await import("./cli/schema.js")).schemaCommand(name)));
+
+program
+  .command("parse-tests")
+  .description("print what a test log parses to")
+  .argument("<file>", "a log file, or - for standard input")
+  .option("--runner <name>", "the runner, instead of detecting it")
+  .option("--exit-code <n>", "combine with the command's exit code as verify does")
+  .option("--json", "machine-readable output")
+  .action(async (file: string, options) => exit(await (await import("./cli/parse-tests.js")).parseTestsCommand(file, options)));
+
+function exit(code: number): void {
+  process.exitCode = code;
+}
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else {
+    process.exitCode = reportFailure(error);
+  }
+}

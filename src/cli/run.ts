@@ -1,0 +1,69 @@
+import { loadConfig } from "../config/loader.js";
+import { loadPrd } from "../prd/load.js";
+import { selectStories } from "../prd/select.js";
+import { InputError } from "../config/input-error.js";
+import { featurePrdPath, projectRoot } from "./project.js";
+
+export interface RunCommandOptions {
+  feature: string;
+  story: string[];
+  dir?: string;
+  dryRun?: boolean;
+  allowDirty?: boolean;
+  regression?: "inline" | "deferred" | "off";
+  json?: boolean;
+}
+
+/** `gantry run`: validates everything before anything runs, then hands over to the run lifecycle. */
+export async function runCommand(options: RunCommandOptions): Promise<number> {
+  const root = projectRoot(options.dir);
+  const config = loadConfig(root, { regressionMode: options.regression });
+  const { path, display } = featurePrdPath(root, options.feature);
+  const prd = loadPrd(path, display);
+  const known = new Set(prd.userStories.map((s) => s.id));
+  const missing = options.story.filter((id) => !known.has(id));
+  if (missing.length > 0) throw new InputError(display, "userStories", `no story with id ${missing.join(", ")} (from --story)`);
+  if (options.dryRun) return dryRun(prd, options, config);
+
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    interrupts += 1;
+    if (interrupts > 1) process.exit(130);
+    process.stderr.write(`\ngantry: ${signal}: stopping (the story in flight is left paused); press Ctrl-C again to force\n`);
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  const { runFeature } = await import("../pipeline/run.js");
+  try {
+    const code = await runFeature({
+      root,
+      feature: options.feature,
+      prdPath: path,
+      config,
+      only: options.story,
+      allowDirty: Boolean(options.allowDirty),
+      signal: controller.signal,
+      progress: options.json ? undefined : (line) => process.stdout.write(line),
+      warn: (line) => process.stderr.write(`${line}\n`),
+    });
+    if (options.json) {
+      const final = loadPrd(path, display);
+      const stories = final.userStories.map((s) => ({ id: s.id, title: s.title, status: s.status ?? (s.passes ? "passed" : "pending") }));
+      process.stdout.write(`${JSON.stringify({ feature: options.feature, exitCode: code, stories })}\n`);
+    }
+    return code;
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+async function dryRun(prd: ReturnType<typeof loadPrd>, options: RunCommandOptions, config: ReturnType<typeof loadConfig>): Promise<number> {
+  const { routeStory } = await import("../stages/routing.js");
+  const plan = selectStories(prd, options.story).map((story) => ({ id: story.id, title: story.title, ...routeStory(story, config) }));
+  if (options.json) process.stdout.write(`${JSON.stringify({ feature: options.feature, plan })}\n`);
+  else for (const p of plan) process.stdout.write(`${p.id}  ${p.complexity}/${p.tier}  ${p.title}  (${p.reason})\n`);
+  return 0;
+}

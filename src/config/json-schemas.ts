@@ -1,0 +1,14 @@
+import { z } from "zod";
+import { PrdSchema } from "../prd/story.js";
+import { ConfigSchema } from "./schema.js";
+
+export const SCHEMA_BASE = "https://gantry.dev/schemas/";
+
+/** The JSON Schemas committed under schemas/, generated from the zod schemas (the single source). */
+export function jsonSchemas(): Record<string, object> {
+  const make = (name: string, schema: z.ZodType) => ({
+    ...z.toJSONSchema(schema, { io: "input", target: "draft-2020-12" }),
+    $id: `${SCHEMA_BASE}${name}.schema.json`,
+  });
+  return { config: make("config", ConfigSchema), prd: make("prd", PrdSchema) };
+}

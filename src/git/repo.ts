@@ -1,0 +1,107 @@
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join } from "node:path";
+import { type SimpleGit, simpleGit } from "simple-git";
+import type { Judged } from "../pipeline/events.js";
+
+/** gantry's own files never count as the content being judged or the work being committed. */
+const GANTRY_DIR = ".gantry";
+
+export interface GitRepo {
+  readonly root: string;
+  head(): Promise<string>;
+  /** HEAD and the tree hash of the working tree (tracked + untracked, not ignored, without .gantry/). */
+  judge(): Promise<Judged>;
+  /** Stages everything but .gantry/runs, plus the given extra paths, and commits. Returns the new sha. */
+  commitAll(message: string): Promise<string>;
+  headSubject(): Promise<string>;
+  /** Files a commit changed, relative to the project root. */
+  commitFiles(sha: string): Promise<string[]>;
+  /** Files changed in the working tree (relative to the project root), .gantry/ excluded. */
+  dirtyFiles(): Promise<string[]>;
+  /** Saves uncommitted work (tracked and untracked, .gantry/ excluded) to the stash; returns its ref or undefined. */
+  setAside(message: string): Promise<string | undefined>;
+}
+
+export const UNBORN = "0000000000000000000000000000000000000000";
+
+/** A small wrapper over simple-git for the few questions gantry asks, each answered with as few git calls as it can. */
+export async function openRepo(projectRoot: string): Promise<GitRepo> {
+  const git = simpleGit({ baseDir: projectRoot, maxConcurrentProcesses: 4 });
+  const prefix = (await git.revparse(["--show-prefix"])).trim();
+  const gitDirRaw = (await git.revparse(["--git-dir"])).trim();
+  const gitDir = isAbsolute(gitDirRaw) ? gitDirRaw : join(projectRoot, gitDirRaw);
+  const outside = [`:(exclude,top)${prefix}${GANTRY_DIR}`];
+
+  const head = async () => {
+    try {
+      return (await git.revparse(["HEAD"])).trim();
+    } catch {
+      return UNBORN;
+    }
+  };
+
+  const dirtyFiles = async () => {
+    const out = await git.raw(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".", ...outside]);
+    return out
+      .split("\0")
+      .filter((entry) => entry.length > 3)
+      .map((entry) => entry.slice(3));
+  };
+
+  return {
+    root: projectRoot,
+    head,
+    async judge() {
+      // A private index: the user's index is copied (so unchanged files are not rehashed) and never touched.
+      const dir = mkdtempSync(join(tmpdir(), "gantry-index-"));
+      const index = join(dir, "index");
+      try {
+        const userIndex = join(gitDir, "index");
+        if (existsSync(userIndex)) copyFileSync(userIndex, index);
+        const privateGit = simpleGit({ baseDir: projectRoot, allowEnvironment: ["GIT_INDEX_FILE"] }).env({
+          ...environmentWithoutGit(),
+          GIT_INDEX_FILE: index,
+        });
+        await privateGit.raw(["add", "-A", "--", ":(top)", ...outside]);
+        await privateGit.raw(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", `:(top)${prefix}${GANTRY_DIR}`]);
+        const tree = (await privateGit.raw(["write-tree"])).trim();
+        return { sha: await head(), tree };
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    async commitAll(message) {
+      await git.raw(["add", "-A", "--", ":(top)", `:(exclude,top)${prefix}${GANTRY_DIR}/runs`, `:(exclude,top)${prefix}${GANTRY_DIR}/lock`]);
+      await git.raw(["commit", "-q", "--no-verify", "--allow-empty", "-m", message]);
+      return head();
+    },
+    async headSubject() {
+      try {
+        return (await git.raw(["log", "-1", "--format=%s"])).trim();
+      } catch {
+        return "";
+      }
+    },
+    async commitFiles(sha) {
+      const out = await git.raw(["diff-tree", "--no-commit-id", "--name-only", "-r", "--relative", sha]);
+      return out.split("\n").filter(Boolean);
+    },
+    dirtyFiles,
+    async setAside(message) {
+      const dirty = await dirtyFiles();
+      if (dirty.length === 0) return undefined;
+      await git.raw(["stash", "push", "--include-untracked", "-q", "-m", message, "--", ":(top)", ...outside]);
+      return (await git.raw(["rev-parse", "stash@{0}"])).trim();
+    },
+  };
+}
+
+/** simple-git refuses most GIT_* variables in a custom environment; the private index needs only its own. */
+function environmentWithoutGit(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("GIT_")) env[key] = value;
+  }
+  return env;
+}

@@ -1,0 +1,38 @@
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { GitRepo } from "../git/repo.js";
+import { saveStoryPatch } from "../prd/save.js";
+import { type RunStateData, readRunState } from "./run-state.js";
+
+/** The newest earlier run of this feature, if any. */
+export function previousRun(root: string, feature: string): RunStateData | undefined {
+  const runs = join(root, ".gantry", "runs");
+  if (!existsSync(runs)) return undefined;
+  for (const dir of readdirSync(runs).sort().reverse()) {
+    const state = readRunState(join(runs, dir));
+    if (state?.feature === feature) return state;
+  }
+  return undefined;
+}
+
+/**
+ * Settles what a killed run left half-done. A story marked passed just before its commit whose commit
+ * never landed goes back to pending (its work is still in the working tree); a commit that landed stands.
+ */
+export async function reconcile(previous: RunStateData | undefined, git: GitRepo, prdPath: string): Promise<string[]> {
+  const notes: string[] = [];
+  if (!previous?.committing) return notes;
+  const { storyId, subject } = previous.committing;
+  if ((await git.headSubject()) === subject) {
+    notes.push(`${storyId}: its commit landed before the previous run stopped`);
+  } else {
+    saveStoryPatch(prdPath, storyId, { status: "pending" });
+    notes.push(`${storyId}: the previous run stopped before committing it; it will run again`);
+  }
+  return notes;
+}
+
+/** An earlier run that did not finish leaves its story's work in the tree; resuming it is not a dirty start. */
+export function isResumable(previous: RunStateData | undefined): boolean {
+  return previous !== undefined && previous.status !== "complete";
+}

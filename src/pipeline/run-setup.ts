@@ -1,0 +1,81 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { AgentRegistry } from "../agents/registry.js";
+import { InputError } from "../config/input-error.js";
+import { type Config, mandatoryGates } from "../config/schema.js";
+import { openRepo } from "../git/repo.js";
+import type { Prd } from "../prd/story.js";
+import { StoryStore } from "../prd/story-store.js";
+import { LEDGER_FILE } from "../subscribers/ledger.js";
+import { LedgerReader } from "../subscribers/ledger-reader.js";
+import { createRunLogger } from "../subscribers/run-log.js";
+import { createEventBus } from "./event-bus.js";
+import type { RunContext, RunRequests } from "./run-context.js";
+import type { RunControl } from "./run-control.js";
+import { RunState } from "./run-state.js";
+
+export interface RunSetup {
+  root: string;
+  feature: string;
+  prdPath: string;
+  prd: Prd;
+  config: Config;
+  signal: AbortSignal;
+  /** Where warnings about subscribers go besides the log (stderr). */
+  warn: (line: string) => void;
+}
+
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `${stamp}-${Math.random().toString(36).slice(2, 6)}`;
+}
+
+/** Builds the run's shared context: run directory, log, bus, git, agent, PRD store, ledger reader, state. */
+export async function createRunContext(setup: RunSetup): Promise<{ run: RunContext; control: RunControl; closeLog: () => void }> {
+  const { root, config, feature } = setup;
+  const registry = new AgentRegistry();
+  if (!registry.names().includes(config.agent.default)) {
+    throw new InputError(".gantry/config.json", "agent.default", `unknown agent "${config.agent.default}"; expected one of ${registry.names().join(", ")}`);
+  }
+  const git = await openRepo(root);
+  const runId = newRunId();
+  const runDir = join(root, ".gantry", "runs", runId);
+  mkdirSync(runDir, { recursive: true });
+  const logger = createRunLogger(runDir, runId);
+  const bus = createEventBus({
+    runId,
+    onFault: ({ subscriber, event, error }) => {
+      const message = error instanceof Error ? error.message : String(error);
+      logger.warn({ subscriber, event, err: message }, "subscriber failed");
+      setup.warn(`gantry: subscriber "${subscriber}" failed on ${event}: ${message}`);
+    },
+  });
+  const requests: RunRequests = { vetoes: new Map() };
+  const control: RunControl = {
+    vetoStory: (storyId, reason) => requests.vetoes.set(storyId, reason),
+    requestPause: (reason) => {
+      requests.pauseReason ??= reason;
+    },
+    signal: setup.signal,
+  };
+  const run: RunContext = {
+    runId,
+    feature,
+    root,
+    runDir,
+    config,
+    mandatoryGates: mandatoryGates(config),
+    bus,
+    git,
+    agent: registry.create(config.agent.default, config),
+    stories: new StoryStore(setup.prdPath, setup.prd),
+    ledger: new LedgerReader(join(runDir, LEDGER_FILE)),
+    logger,
+    control,
+    signal: setup.signal,
+    cost: { usd: 0, sessions: 0, inexactSessions: 0 },
+    state: new RunState(runDir, { runId, feature }),
+    requests,
+  };
+  return { run, control, closeLog: () => logger.flush() };
+}

@@ -1,0 +1,56 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeJsonAtomic } from "../util/atomic-write.js";
+
+export const STATE_FILE = "state.json";
+
+export interface RunStateData {
+  v: 1;
+  runId: string;
+  feature: string;
+  pid: number;
+  startedAt: string;
+  updatedAt: string;
+  /** The story being worked on, if any. */
+  currentStory?: string;
+  /** Set just before a story's commit, cleared after it: tells resume whether the commit landed. */
+  committing?: { storyId: string; subject: string };
+  iterations: number;
+  status: "running" | "complete" | "paused" | "interrupted" | "error";
+}
+
+/** What resume needs, written atomically at each change. */
+export class RunState {
+  readonly data: RunStateData;
+
+  constructor(
+    private readonly runDir: string,
+    init: Pick<RunStateData, "runId" | "feature">,
+  ) {
+    const now = new Date().toISOString();
+    this.data = { v: 1, ...init, pid: process.pid, startedAt: now, updatedAt: now, iterations: 0, status: "running" };
+    this.save();
+  }
+
+  update(patch: Partial<RunStateData>): void {
+    Object.assign(this.data, patch, { updatedAt: new Date().toISOString() });
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) delete (this.data as unknown as Record<string, unknown>)[key];
+    }
+    this.save();
+  }
+
+  private save(): void {
+    writeJsonAtomic(join(this.runDir, STATE_FILE), this.data);
+  }
+}
+
+export function readRunState(runDir: string): RunStateData | undefined {
+  const path = join(runDir, STATE_FILE);
+  if (!existsSync(path)) return undefined;
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as RunStateData;
+  } catch {
+    return undefined;
+  }
+}

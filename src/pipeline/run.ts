@@ -1,0 +1,135 @@
+import { InputError } from "../config/input-error.js";
+import type { Config } from "../config/schema.js";
+import { openRepo } from "../git/repo.js";
+import { loadPrd } from "../prd/load.js";
+import { selectStories } from "../prd/select.js";
+import { acceptance } from "../stages/post-run/acceptance.js";
+import { deferredRegression, type PostRunResult } from "../stages/post-run/deferred-regression.js";
+import { wireSubscribers } from "../subscribers/index.js";
+import type { RunSummary } from "./events.js";
+import { acquireLock } from "./lock.js";
+import { isResumable, previousRun, reconcile } from "./resume.js";
+import type { RunContext } from "./run-context.js";
+import { createRunContext } from "./run-setup.js";
+import { executeStory, type StoryOutcome } from "./story-executor.js";
+
+export interface RunOptions {
+  root: string;
+  feature: string;
+  prdPath: string;
+  config: Config;
+  only: string[];
+  allowDirty: boolean;
+  signal: AbortSignal;
+  /** Plain progress lines; undefined for none. */
+  progress?: (line: string) => void;
+  warn: (line: string) => void;
+}
+
+export const EXIT = { ok: 0, failed: 1, usage: 2, paused: 3, interrupted: 130 } as const;
+
+interface Walk {
+  exitCode?: number;
+  outcomes: StoryOutcome[];
+  pauseReason?: string;
+  postRunFailures: PostRunResult[];
+}
+
+/** The run lifecycle: lock, settle the last run, wire subscribers, walk the stories, post-run checks, summary. */
+export async function runFeature(options: RunOptions): Promise<number> {
+  const release = acquireLock(options.root);
+  try {
+    await checkStart(options);
+    const prd = loadPrd(options.prdPath);
+    const { run, closeLog } = await createRunContext({ ...options, prd });
+    const unwire = wireSubscribers(run.bus, { runDir: run.runDir, feature: run.feature, logger: run.logger, progress: options.progress });
+    const started = performance.now();
+    const walk: Walk = { outcomes: [], postRunFailures: [] };
+    try {
+      await walkStories(run, options, walk);
+    } catch (error) {
+      run.bus.emit("run:error", { error: { message: error instanceof Error ? error.message : String(error), code: "INTERNAL" } });
+      run.state.update({ status: "error" });
+      throw error;
+    } finally {
+      const exitCode = finish(run, options, walk, performance.now() - started);
+      const stuck = await run.bus.flush();
+      if (stuck.length > 0) options.warn(`gantry: subscribers still busy at exit: ${stuck.join(", ")}`);
+      unwire();
+      closeLog();
+      walk.exitCode = exitCode;
+    }
+    return walk.exitCode ?? EXIT.failed;
+  } finally {
+    release();
+  }
+}
+
+async function checkStart(options: RunOptions): Promise<void> {
+  const git = await openRepo(options.root);
+  const previous = previousRun(options.root, options.feature);
+  for (const note of await reconcile(previous, git, options.prdPath)) options.warn(`gantry: ${note}`);
+  const dirty = await git.dirtyFiles();
+  if (dirty.length > 0 && !options.allowDirty && !isResumable(previous)) {
+    const list = dirty.slice(0, 5).join(", ") + (dirty.length > 5 ? `, … (${dirty.length} files)` : "");
+    throw new InputError(options.root, "working tree", `uncommitted changes (${list}); commit or stash them, or pass --allow-dirty`);
+  }
+}
+
+async function walkStories(run: RunContext, options: RunOptions, walk: Walk): Promise<void> {
+  const selected = selectStories(run.stories.prd, options.only);
+  run.bus.emit("run:start", { feature: run.feature, totalStories: selected.length });
+  const passed: { id: string; files: string[] }[] = [];
+  for (const story of selected) {
+    walk.pauseReason = options.signal.aborted ? "interrupted" : run.requests.pauseReason;
+    if (walk.pauseReason) break;
+    const outcome = await executeStory(run, story);
+    walk.outcomes.push(outcome);
+    if (outcome.status === "passed") passed.push({ id: story.id, files: await run.git.commitFiles("HEAD") });
+    await run.bus.flush();
+    if (outcome.status === "paused") {
+      walk.pauseReason = outcome.reason ?? "paused";
+      break;
+    }
+  }
+  if (walk.pauseReason) {
+    run.bus.emit("run:pause", { reason: walk.pauseReason });
+    return;
+  }
+  for (const check of [await deferredRegression(run, passed), await acceptance(run, passed.length > 0)]) {
+    if (check.ran && !check.success) {
+      walk.postRunFailures.push(check);
+      options.warn(`gantry: ${check.name} failed: ${check.reason}`);
+    }
+  }
+}
+
+function finish(run: RunContext, options: RunOptions, walk: Walk, durationMs: number): number {
+  const summary = summarize(walk.outcomes, run.cost.usd, durationMs);
+  const exitCode = options.signal.aborted
+    ? EXIT.interrupted
+    : walk.pauseReason
+      ? EXIT.paused
+      : summary.failed + summary.blocked + walk.postRunFailures.length > 0
+        ? EXIT.failed
+        : EXIT.ok;
+  if (run.state.data.status === "running") {
+    const status = exitCode === EXIT.interrupted ? "interrupted" : exitCode === EXIT.paused ? "paused" : "complete";
+    run.state.update({ status, currentStory: undefined });
+  }
+  run.bus.emit("run:complete", { summary, exitCode });
+  return exitCode;
+}
+
+function summarize(outcomes: StoryOutcome[], costUsd: number, durationMs: number): RunSummary {
+  const count = (status: StoryOutcome["status"]) => outcomes.filter((o) => o.status === status).length;
+  return {
+    passed: count("passed"),
+    failed: count("failed"),
+    skipped: count("skipped"),
+    blocked: count("blocked"),
+    paused: count("paused"),
+    durationMs: Math.round(durationMs),
+    costUsd,
+  };
+}

@@ -1,0 +1,57 @@
+import type { EventBus } from "./event-bus.js";
+import type { Stage, StageResult } from "./stage.js";
+import type { StoryContext } from "./story-context.js";
+
+export interface RunnerOptions {
+  bus: EventBus;
+  /** MAX_STAGE_RETRIES: retries in one pass, counted together. */
+  maxStageRetries: number;
+  signal?: AbortSignal;
+}
+
+export type PassOutcome = Exclude<StageResult, { action: "retry" }> & { retries: number };
+
+/**
+ * Runs the stages in order for one pass over a story: `stage:enter` / `stage:exit` around each, a
+ * thrown error becomes `fail`, `retry` jumps back to `fromStage`. Past `maxStageRetries` retries the
+ * pass ends in `fail`. Returns the final action: `continue` means every stage passed.
+ */
+export async function runStages(stages: readonly Stage[], ctx: StoryContext, options: RunnerOptions): Promise<PassOutcome> {
+  const { bus, maxStageRetries } = options;
+  const storyId = ctx.story.id;
+  let retries = 0;
+  let index = 0;
+  // Each step advances, ends the pass, or spends a retry; so this bound is never reached in practice.
+  const maxSteps = stages.length * (maxStageRetries + 2);
+  for (let step = 0; index < stages.length; step++) {
+    if (step >= maxSteps) return { action: "fail", reason: `stage loop exceeded ${maxSteps} steps`, retries };
+    if (options.signal?.aborted) return { action: "pause", reason: "interrupted", retries };
+    const stage = stages[index] as Stage;
+    if (!stage.enabled(ctx)) {
+      index += 1;
+      continue;
+    }
+    bus.emit("stage:enter", { storyId, stage: stage.name });
+    const started = performance.now();
+    let result: StageResult;
+    try {
+      result = await stage.execute(ctx);
+    } catch (error) {
+      result = { action: "fail", reason: `${stage.name} stage threw: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    bus.emit("stage:exit", { storyId, stage: stage.name, result, durationMs: Math.round(performance.now() - started) });
+    if (result.action === "continue") {
+      index += 1;
+      continue;
+    }
+    if (result.action !== "retry") return { ...result, retries };
+    retries += 1;
+    if (retries > maxStageRetries) {
+      return { action: "fail", reason: `MAX_STAGE_RETRIES (${maxStageRetries}) exceeded; last: ${result.reason}`, retries };
+    }
+    const target = stages.findIndex((s) => s.name === result.fromStage);
+    if (target < 0) return { action: "fail", reason: `${stage.name} asked to retry from unknown stage "${result.fromStage}"`, retries };
+    index = target;
+  }
+  return { action: "continue", retries };
+}

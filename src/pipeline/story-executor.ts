@@ -1,0 +1,104 @@
+import type { Story } from "../prd/story.js";
+import { summarize } from "../prd/story.js";
+import { STORY_STAGES } from "../stages/index.js";
+import { routeStory } from "../stages/routing.js";
+import type { StoryStatus } from "./events.js";
+import type { RunContext } from "./run-context.js";
+import { runStages } from "./runner.js";
+import type { StoryContext } from "./story-context.js";
+
+export interface StoryOutcome {
+  status: Extract<StoryStatus, "passed" | "failed" | "skipped" | "blocked" | "paused">;
+  reason?: string;
+  agentCalls: number;
+}
+
+/**
+ * Carries one story through the stages, one pass per tier: starts at the tier its complexity maps to,
+ * goes one tier up on `escalate`, and past the top tier the story fails (`escalation:exhausted`).
+ */
+export async function executeStory(run: RunContext, story: Story): Promise<StoryOutcome> {
+  const { bus, config, stories } = run;
+  const unmet = story.dependencies.filter((dep) => stories.status(dep) !== "passed");
+  if (unmet.length > 0) {
+    const reason = `blocked: depends on ${unmet.map((d) => `${d} (${stories.status(d)})`).join(", ")}`;
+    stories.update(story.id, { status: "blocked", failureReason: reason });
+    bus.emit("story:skip", { story: summarize(story), reason });
+    return { status: "blocked", reason, agentCalls: 0 };
+  }
+  const tiers = config.routing.tiers;
+  let tierIndex = Math.max(0, tiers.indexOf(routeStory(story, config).tier));
+  const started = performance.now();
+  const ctx: StoryContext = {
+    run,
+    story,
+    tier: tiers[tierIndex] as string,
+    pass: story.attempts ?? 0,
+    baseSha: await run.git.head(),
+    failureHistory: [],
+    rectifyAttempts: 0,
+    autofixAttempts: 0,
+    agentCalls: 0,
+    costUsd: 0,
+  };
+  run.state.update({ currentStory: story.id });
+  stories.update(story.id, { status: "in-progress" });
+  bus.emit("story:start", { story: summarize(story), tier: ctx.tier });
+  await bus.flush();
+  const veto = run.requests.vetoes.get(story.id);
+  if (veto !== undefined) return skip(run, story, `vetoed by the on-story-start hook: ${veto}`);
+
+  for (let passes = 0; passes < tiers.length; passes++) {
+    if (run.state.data.iterations >= config.execution.maxIterations) {
+      return pause(run, ctx, `execution.maxIterations (${config.execution.maxIterations}) reached`);
+    }
+    run.state.update({ iterations: run.state.data.iterations + 1 });
+    Object.assign(ctx, { pass: ctx.pass + 1, verify: undefined, review: undefined, failureHistory: [], rectifyAttempts: 0, autofixAttempts: 0 });
+    stories.update(story.id, { attempts: ctx.pass });
+    const outcome = await runStages(STORY_STAGES, ctx, { bus, maxStageRetries: config.execution.maxStageRetries, signal: run.signal });
+    switch (outcome.action) {
+      case "continue": {
+        const metrics = { durationMs: Math.round(performance.now() - started), costUsd: ctx.costUsd, attempts: ctx.pass, tier: ctx.tier, agentCalls: ctx.agentCalls };
+        bus.emit("story:complete", { story: summarize(story), metrics });
+        return { status: "passed", agentCalls: ctx.agentCalls };
+      }
+      case "escalate": {
+        const next = tiers[tierIndex + 1];
+        if (next === undefined) {
+          bus.emit("escalation:exhausted", { storyId: story.id, attempts: ctx.pass });
+          return fail(run, ctx, `every tier failed; last: ${outcome.reason}`);
+        }
+        bus.emit("escalation:tier-change", { storyId: story.id, from: ctx.tier, to: next, reason: outcome.reason });
+        tierIndex += 1;
+        ctx.tier = next;
+        continue;
+      }
+      case "fail":
+        return fail(run, ctx, outcome.reason);
+      case "skip":
+        return skip(run, story, outcome.reason, ctx.agentCalls);
+      case "pause":
+        return pause(run, ctx, outcome.reason);
+    }
+  }
+  return fail(run, ctx, "no tier left");
+}
+
+async function fail(run: RunContext, ctx: StoryContext, reason: string): Promise<StoryOutcome> {
+  const stash = await run.git.setAside(`gantry(${ctx.story.id}) failed work, run ${run.runId}`);
+  const kept = stash ? `; its changes were kept in git stash ${stash.slice(0, 12)}` : "";
+  run.stories.update(ctx.story.id, { status: "failed", failureReason: reason, costUsd: ctx.costUsd });
+  run.bus.emit("story:fail", { story: summarize(ctx.story), reason: `${reason}${kept}` });
+  return { status: "failed", reason, agentCalls: ctx.agentCalls };
+}
+
+function skip(run: RunContext, story: Story, reason: string, agentCalls = 0): StoryOutcome {
+  run.stories.update(story.id, { status: "skipped", failureReason: reason });
+  run.bus.emit("story:skip", { story: summarize(story), reason });
+  return { status: "skipped", reason, agentCalls };
+}
+
+function pause(run: RunContext, ctx: StoryContext, reason: string): StoryOutcome {
+  run.stories.update(ctx.story.id, { status: "paused", costUsd: ctx.costUsd });
+  return { status: "paused", reason, agentCalls: ctx.agentCalls };
+}

@@ -1,0 +1,40 @@
+import type { ReviewCheck, ReviewResult } from "../pipeline/events.js";
+import type { RunContext } from "../pipeline/run-context.js";
+import { testEnvironment } from "../verification/env.js";
+import { execCommand } from "../verification/executor.js";
+
+const BUILT_IN_CHECKS = ["typecheck", "lint"] as const;
+const MAX_FINDINGS = 50;
+
+/** Runs typecheck and lint (those configured) and announces `review:start` / `review:result`. */
+export async function runReview(run: RunContext, storyId: string, attempt: number): Promise<ReviewResult> {
+  const commands = run.config.quality.commands;
+  const checks = BUILT_IN_CHECKS.filter((name) => commands[name]);
+  run.bus.emit("review:start", { storyId, checks: [...checks] });
+  const judged = await run.git.judge();
+  const results: ReviewCheck[] = [];
+  for (const name of checks) {
+    const command = commands[name] as string;
+    const outcome = await execCommand({
+      command,
+      cwd: run.root,
+      timeoutMs: run.config.quality.timeoutSeconds * 1000,
+      signal: run.signal,
+      tailBytes: 256 * 1024,
+      env: testEnvironment(process.env, run.config.quality.stripEnv),
+    });
+    const success = outcome.exitCode === 0 && !outcome.timedOut;
+    const output = outcome.timedOut ? `${outcome.output}\n[timed out]` : outcome.output;
+    results.push({ name, success, exitCode: outcome.exitCode, output: output.slice(-16_000), findings: success ? [] : findingsOf(output) });
+  }
+  const result: ReviewResult = { storyId, success: results.every((c) => c.success), checks: results };
+  run.bus.emit("review:result", { ...result, judged, attempt });
+  return result;
+}
+
+/** Lines that read like diagnostics (a path with a line number, or an error/warning word). */
+export function findingsOf(output: string): string[] {
+  const lines = output.split("\n").map((l) => l.trimEnd());
+  const diagnostic = /(\S+\.\w+:\d+|\berror\b|\bwarning\b|✖|×)/i;
+  return lines.filter((l) => l.trim() && diagnostic.test(l)).slice(0, MAX_FINDINGS);
+}

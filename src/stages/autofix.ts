@@ -1,0 +1,38 @@
+import { buildPrompt } from "../agents/prompt.js";
+import { runAgentSession } from "../agents/session.js";
+import type { Stage } from "../pipeline/stage.js";
+import { runMechanicalFixes } from "../review/autofix.js";
+
+/**
+ * Only after a failed review. Each attempt first runs lintFix and formatFix; when they changed nothing,
+ * a short agent session gets the findings. Then verify and review run again: the tests must judge the
+ * fixed tree too. Bounded by `autofix.maxAttempts`; with autofix off, a failed review escalates.
+ */
+export const autofixStage: Stage = {
+  name: "autofix",
+  enabled: (ctx) => ctx.review !== undefined,
+  async execute(ctx) {
+    const failed = ctx.review;
+    if (!failed) return { action: "continue" };
+    const settings = ctx.run.config.execution.autofix;
+    const failing = failed.checks.filter((c) => !c.success).map((c) => c.name);
+    const what = `review failed (${failing.join(", ")})`;
+    if (!settings.enabled) return { action: "escalate", reason: `${what}; autofix is disabled` };
+    if (ctx.autofixAttempts >= settings.maxAttempts) {
+      return { action: "escalate", reason: `${what} after ${ctx.autofixAttempts} autofix attempts` };
+    }
+    ctx.autofixAttempts += 1;
+    const before = await ctx.run.git.judge();
+    const ran = await runMechanicalFixes(ctx.run, ctx.story.id);
+    const after = ran.length > 0 ? await ctx.run.git.judge() : before;
+    if (after.tree !== before.tree) {
+      return { action: "retry", fromStage: "verify", reason: `autofix attempt ${ctx.autofixAttempts}: ${ran.join(", ")} changed files` };
+    }
+    ctx.run.bus.emit("autofix:attempt", { storyId: ctx.story.id, fixType: "agent", command: ctx.run.agent.name });
+    const prompt = buildPrompt({ role: "autofix", story: ctx.story, feature: ctx.run.feature, findings: failed.checks });
+    const outcome = await runAgentSession(ctx, "autofix", prompt);
+    if (outcome.kind === "paused") return { action: "pause", reason: outcome.reason };
+    if (outcome.kind === "error") return { action: "escalate", reason: outcome.reason };
+    return { action: "retry", fromStage: "verify", reason: `autofix attempt ${ctx.autofixAttempts}: agent session on ${what}` };
+  },
+};

@@ -1,0 +1,30 @@
+import type { EventBus } from "../pipeline/event-bus.js";
+import type { Logger } from "../util/logger.js";
+import { wireEventsLog } from "./events-log.js";
+import { wireLedger } from "./ledger.js";
+import { wireProgress } from "./progress.js";
+import { wireRunLog } from "./run-log.js";
+
+export interface SubscriberDeps {
+  runDir: string;
+  feature: string;
+  logger: Logger;
+  /** Where plain progress lines go; undefined for none (e.g. --json). */
+  progress?: (line: string) => void;
+}
+
+/**
+ * Every subscriber of a run, wired once at start-up. Stages never call these; they only emit.
+ * Order matters only for files: the ledger writes before `gate:verdict` reaches the events log.
+ */
+export function wireSubscribers(bus: EventBus, deps: SubscriberDeps): () => void {
+  const disposers = [
+    wireLedger(bus, { runDir: deps.runDir, feature: deps.feature }),
+    wireEventsLog(bus, { runDir: deps.runDir }),
+    wireRunLog(bus, deps.logger),
+  ];
+  if (deps.progress) disposers.push(wireProgress(bus, { write: deps.progress }));
+  return () => {
+    for (const dispose of disposers.reverse()) dispose();
+  };
+}

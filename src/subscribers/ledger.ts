@@ -1,0 +1,80 @@
+import { closeSync, openSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import type { EventBus } from "../pipeline/event-bus.js";
+import type { EventOf, LedgerEntry, Verdict, VerifyResult, VerifyStatus } from "../pipeline/events.js";
+
+export const LEDGER_FILE = "ledger.jsonl";
+
+const GATE_OF_STRATEGY: Record<VerifyResult["strategy"], string> = {
+  scoped: "verify",
+  regression: "regression",
+  "deferred-regression": "regression",
+  acceptance: "acceptance",
+};
+
+const VERDICT_OF_STATUS: Record<VerifyStatus, Verdict> = {
+  PASS: "pass",
+  TEST_FAILURE: "fail",
+  BUILD_ERROR: "fail",
+  TIMEOUT: "fail",
+  NO_TESTS: "unverified",
+  UNPARSED: "unverified",
+};
+
+/**
+ * Appends every gate verdict to ledger.jsonl as it is judged, then announces it as `gate:verdict`.
+ * Lines are written with one synchronous write each, so a crash leaves at worst one torn last line.
+ */
+export function wireLedger(bus: EventBus, options: { runDir: string; feature: string }): () => void {
+  const fd = openSync(join(options.runDir, LEDGER_FILE), "a");
+  const append = (entry: LedgerEntry) => {
+    writeSync(fd, `${JSON.stringify(entry)}\n`);
+    bus.emit("gate:verdict", entry);
+  };
+  const entry = (
+    event: EventOf<"verify:result"> | EventOf<"review:result">,
+    gate: string,
+    verdict: Verdict,
+    detail: Record<string, unknown>,
+  ): LedgerEntry => ({
+    v: 1,
+    runId: event.runId,
+    feature: options.feature,
+    storyId: event.storyId,
+    gate,
+    verdict,
+    sha: event.judged.sha,
+    tree: event.judged.tree,
+    at: event.at,
+    attempt: event.attempt,
+    detail,
+  });
+
+  const offVerify = bus.on("verify:result", "ledger", (event) => {
+    append(
+      entry(event, GATE_OF_STRATEGY[event.strategy], VERDICT_OF_STATUS[event.status], {
+        status: event.status,
+        runner: event.runner,
+        passCount: event.passCount,
+        failCount: event.failCount,
+        skipCount: event.skipCount,
+        command: event.command,
+        exitCode: event.exitCode,
+        ...(event.reason ? { reason: event.reason } : {}),
+      }),
+    );
+  });
+  const offReview = bus.on("review:result", "ledger", (event) => {
+    const verdict: Verdict = event.checks.length === 0 ? "not-applicable" : event.success ? "pass" : "fail";
+    append(
+      entry(event, "review", verdict, {
+        checks: event.checks.map((c) => ({ name: c.name, success: c.success, exitCode: c.exitCode })),
+      }),
+    );
+  });
+  return () => {
+    offVerify();
+    offReview();
+    closeSync(fd);
+  };
+}

@@ -1,0 +1,83 @@
+import type { Judged, VerifyResult, VerifyStrategy } from "../pipeline/events.js";
+import type { RunContext } from "../pipeline/run-context.js";
+import { testEnvironment } from "./env.js";
+import { execCommand } from "./executor.js";
+import { parseTestOutput } from "./parsers/registry.js";
+import { judgeStatus } from "./status.js";
+
+export interface VerifyRequest {
+  storyId: string;
+  strategy: VerifyStrategy;
+  /** The command to run; undefined when the project has none configured (never a pass). */
+  command: string | undefined;
+  attempt: number;
+  /** Said in the result, e.g. why the full suite ran instead of a scoped set. */
+  note?: string;
+}
+
+const TAIL_CHARS = 16_000;
+
+/**
+ * The single place every test run goes through: judges the tree, runs the command, parses, applies the
+ * PASS rule, and announces `verify:start` / `verify:result` (the ledger records the latter).
+ */
+export async function runVerification(run: RunContext, request: VerifyRequest): Promise<VerifyResult> {
+  const { bus, config } = run;
+  bus.emit("verify:start", { storyId: request.storyId, strategy: request.strategy });
+  const judged: Judged = await run.git.judge();
+  const result = request.command
+    ? await runTests(run, request, request.command)
+    : noCommand(request, "no test command is configured (quality.commands.test); nothing judged this story");
+  if (request.note) result.reason = result.reason ? `${result.reason}; ${request.note}` : request.note;
+  bus.emit("verify:result", { ...result, judged, attempt: request.attempt });
+  return result;
+
+  async function runTests(run: RunContext, request: VerifyRequest, command: string): Promise<VerifyResult> {
+    const outcome = await execCommand({
+      command,
+      cwd: run.root,
+      timeoutMs: config.quality.timeoutSeconds * 1000,
+      signal: run.signal,
+      env: testEnvironment(process.env, config.quality.stripEnv),
+    });
+    const parsed = parseTestOutput(outcome.output);
+    const { status, reason } = judgeStatus(parsed, outcome);
+    return {
+      storyId: request.storyId,
+      strategy: request.strategy,
+      status,
+      success: status === "PASS",
+      runner: parsed.runner,
+      passCount: parsed.passed,
+      failCount: parsed.failed,
+      skipCount: parsed.skipped,
+      totalCount: parsed.executed + parsed.skipped,
+      failures: parsed.failures.slice(0, 100),
+      command,
+      exitCode: outcome.exitCode,
+      durationMs: outcome.durationMs,
+      rawOutputTail: outcome.output.slice(-TAIL_CHARS),
+      ...(reason ? { reason } : {}),
+    };
+  }
+}
+
+function noCommand(request: VerifyRequest, reason: string): VerifyResult {
+  return {
+    storyId: request.storyId,
+    strategy: request.strategy,
+    status: "NO_TESTS",
+    success: false,
+    runner: "none",
+    passCount: 0,
+    failCount: 0,
+    skipCount: 0,
+    totalCount: 0,
+    failures: [],
+    command: "",
+    exitCode: null,
+    durationMs: 0,
+    rawOutputTail: "",
+    reason,
+  };
+}
