@@ -3,6 +3,9 @@ import { writeFileSync } from "node:fs";
 import { jsonSchemas } from "../src/config/json-schemas.js";
 
 for (const [name, schema] of Object.entries(jsonSchemas())) {
-  writeFileSync(new URL(`../schemas/${name}.schema.json`, import.meta.url), `${JSON.stringify(schema, null, 2)}\n`);
+  writeFileSync(
+    new URL(`../schemas/${name}.schema.json`, import.meta.url),
+    `${JSON.stringify(schema, null, 2)}\n`,
+  );
   console.log(`schemas/${name}.schema.json`);
 }

@@ -19,7 +19,11 @@ for (const root of roots.length ? roots : ["test"]) {
   if (statSync(root).isDirectory()) walk(root);
   else files.push(root);
 }
-const result = spawnSync(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", ...flags, ...files], {
-  stdio: "inherit",
-});
+const result = spawnSync(
+  process.execPath,
+  ["--import", "tsx", "--test", "--test-reporter=spec", ...flags, ...files],
+  {
+    stdio: "inherit",
+  },
+);
 process.exit(result.status ?? 1);

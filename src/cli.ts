@@ -20,7 +20,13 @@ program
   .option("--dir <path>", "the project root", ".")
   .option("--dry-run", "print the stories, their order and routing; run nothing")
   .option("--allow-dirty", "start even though the working tree has uncommitted changes")
-  .addOption(new Option("--regression <mode>", "override execution.regression.mode").choices(["inline", "deferred", "off"]))
+  .addOption(
+    new Option("--regression <mode>", "override execution.regression.mode").choices([
+      "inline",
+      "deferred",
+      "off",
+    ]),
+  )
   .option("--json", "print only the machine-readable summary, on stdout")
   .action(async (options) => exit(await (await import("./cli/run.js")).runCommand(options)));
 
@@ -53,7 +59,9 @@ program
   .option("--runner <name>", "the runner, instead of detecting it")
   .option("--exit-code <n>", "combine with the command's exit code as verify does")
   .option("--json", "machine-readable output")
-  .action(async (file: string, options) => exit(await (await import("./cli/parse-tests.js")).parseTestsCommand(file, options)));
+  .action(async (file: string, options) =>
+    exit(await (await import("./cli/parse-tests.js")).parseTestsCommand(file, options)),
+  );
 
 function exit(code: number): void {
   process.exitCode = code;

@@ -14,7 +14,9 @@ export function createCommandAdapter(config: Config): AgentAdapter {
     modelFor: (tier) => models[tier] ?? tier,
     async run(request: AgentRequest): Promise<AgentResult> {
       if (!run) {
-        return failed("agent.command.run is not set in .gantry/config.json; the command agent has nothing to run");
+        return failed(
+          "agent.command.run is not set in .gantry/config.json; the command agent has nothing to run",
+        );
       }
       const result = await execCommand({
         command: run,
@@ -62,5 +64,14 @@ export function agentEnvironment(request: AgentRequest): Record<string, string> 
 }
 
 function failed(error: string): AgentResult {
-  return { exitCode: null, timedOut: false, aborted: false, durationMs: 0, costUsd: 0, costBasis: "unknown", output: "", error };
+  return {
+    exitCode: null,
+    timedOut: false,
+    aborted: false,
+    durationMs: 0,
+    costUsd: 0,
+    costBasis: "unknown",
+    output: "",
+    error,
+  };
 }

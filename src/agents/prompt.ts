@@ -27,21 +27,40 @@ export function buildPrompt(input: PromptInput): string {
     parts.push("## Acceptance criteria", "", ...story.acceptanceCriteria.map((c) => `- ${c}`), "");
   }
   if (input.role === "rectify") {
-    parts.push("## Failing tests", "", "The project's tests fail after your change. Fix the code (not the tests' intent).", "");
-    for (const f of input.failures ?? []) parts.push(`- ${f.file ? `${f.file}: ` : ""}${f.name}: ${f.message}`);
-    if (input.rawOutputTail) parts.push("", "### Output (tail)", "", "```", input.rawOutputTail.slice(-TAIL), "```");
+    parts.push(
+      "## Failing tests",
+      "",
+      "The project's tests fail after your change. Fix the code (not the tests' intent).",
+      "",
+    );
+    for (const f of input.failures ?? [])
+      parts.push(`- ${f.file ? `${f.file}: ` : ""}${f.name}: ${f.message}`);
+    if (input.rawOutputTail)
+      parts.push("", "### Output (tail)", "", "```", input.rawOutputTail.slice(-TAIL), "```");
     parts.push("");
   }
   if (input.role === "autofix") {
-    parts.push("## Review findings", "", "Lint or typecheck fail. Fix every finding below without changing behaviour.", "");
+    parts.push(
+      "## Review findings",
+      "",
+      "Lint or typecheck fail. Fix every finding below without changing behaviour.",
+      "",
+    );
     for (const check of input.findings ?? []) {
       if (check.success) continue;
-      parts.push(`### ${check.name} (exit code ${check.exitCode})`, "", ...check.findings.map((f) => `- ${f}`), "");
+      parts.push(
+        `### ${check.name} (exit code ${check.exitCode})`,
+        "",
+        ...check.findings.map((f) => `- ${f}`),
+        "",
+      );
       if (check.findings.length === 0) parts.push("```", check.output.slice(-TAIL), "```", "");
     }
   }
   if (input.role === "implement") {
-    parts.push("Implement this story in the repository, with tests that exercise it. Keep the existing tests passing.");
+    parts.push(
+      "Implement this story in the repository, with tests that exercise it. Keep the existing tests passing.",
+    );
   }
   const text = parts.join("\n");
   const max = input.maxChars ?? DEFAULT_MAX;
@@ -49,5 +68,9 @@ export function buildPrompt(input: PromptInput): string {
 }
 
 function roleHeading(role: AgentRole): string {
-  return role === "implement" ? "Implement" : role === "rectify" ? "Fix failing tests" : "Fix review findings";
+  return role === "implement"
+    ? "Implement"
+    : role === "rectify"
+      ? "Fix failing tests"
+      : "Fix review findings";
 }

@@ -13,13 +13,20 @@ export type SessionOutcome =
  * One agent session for a story, the only way stages reach an agent: checks the cost cap before
  * starting, writes the prompt file, announces `agent:start` / `agent:end` and `run:cost-check`.
  */
-export async function runAgentSession(ctx: StoryContext, role: AgentRole, prompt: string): Promise<SessionOutcome> {
+export async function runAgentSession(
+  ctx: StoryContext,
+  role: AgentRole,
+  prompt: string,
+): Promise<SessionOutcome> {
   const { run } = ctx;
   const limit = run.config.execution.costLimitUsd;
   if (run.signal.aborted) return { kind: "paused", reason: "interrupted" };
   if (run.requests.pauseReason) return { kind: "paused", reason: run.requests.pauseReason };
   if (limit > 0 && run.cost.usd >= limit) {
-    return { kind: "paused", reason: `cost limit reached: $${run.cost.usd.toFixed(2)} of $${limit.toFixed(2)}` };
+    return {
+      kind: "paused",
+      reason: `cost limit reached: $${run.cost.usd.toFixed(2)} of $${limit.toFixed(2)}`,
+    };
   }
   ctx.agentCalls += 1;
   const attempt = ctx.agentCalls;

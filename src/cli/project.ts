@@ -14,7 +14,11 @@ export function projectRoot(dir: string | undefined): string {
 
 export function featurePrdPath(root: string, feature: string): { path: string; display: string } {
   if (!STORY_ID_PATTERN.test(feature)) {
-    throw new InputError("--feature", "", `expected a feature name of letters, digits, '.', '_' or '-', got ${JSON.stringify(feature)}`);
+    throw new InputError(
+      "--feature",
+      "",
+      `expected a feature name of letters, digits, '.', '_' or '-', got ${JSON.stringify(feature)}`,
+    );
   }
   const path = join(root, FEATURES_DIR, feature, "prd.json");
   return { path, display: relative(process.cwd(), path) || path };

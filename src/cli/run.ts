@@ -1,7 +1,7 @@
+import { InputError } from "../config/input-error.js";
 import { loadConfig } from "../config/loader.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
-import { InputError } from "../config/input-error.js";
 import { featurePrdPath, projectRoot } from "./project.js";
 
 export interface RunCommandOptions {
@@ -22,7 +22,8 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const prd = loadPrd(path, display);
   const known = new Set(prd.userStories.map((s) => s.id));
   const missing = options.story.filter((id) => !known.has(id));
-  if (missing.length > 0) throw new InputError(display, "userStories", `no story with id ${missing.join(", ")} (from --story)`);
+  if (missing.length > 0)
+    throw new InputError(display, "userStories", `no story with id ${missing.join(", ")} (from --story)`);
   if (options.dryRun) return dryRun(prd, options, config);
 
   const controller = new AbortController();
@@ -30,7 +31,9 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts += 1;
     if (interrupts > 1) process.exit(130);
-    process.stderr.write(`\ngantry: ${signal}: stopping (the story in flight is left paused); press Ctrl-C again to force\n`);
+    process.stderr.write(
+      `\ngantry: ${signal}: stopping (the story in flight is left paused); press Ctrl-C again to force\n`,
+    );
     controller.abort();
   };
   process.on("SIGINT", onSignal);
@@ -50,7 +53,11 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     });
     if (options.json) {
       const final = loadPrd(path, display);
-      const stories = final.userStories.map((s) => ({ id: s.id, title: s.title, status: s.status ?? (s.passes ? "passed" : "pending") }));
+      const stories = final.userStories.map((s) => ({
+        id: s.id,
+        title: s.title,
+        status: s.status ?? (s.passes ? "passed" : "pending"),
+      }));
       process.stdout.write(`${JSON.stringify({ feature: options.feature, exitCode: code, stories })}\n`);
     }
     return code;
@@ -60,10 +67,20 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   }
 }
 
-async function dryRun(prd: ReturnType<typeof loadPrd>, options: RunCommandOptions, config: ReturnType<typeof loadConfig>): Promise<number> {
+async function dryRun(
+  prd: ReturnType<typeof loadPrd>,
+  options: RunCommandOptions,
+  config: ReturnType<typeof loadConfig>,
+): Promise<number> {
   const { routeStory } = await import("../stages/routing.js");
-  const plan = selectStories(prd, options.story).map((story) => ({ id: story.id, title: story.title, ...routeStory(story, config) }));
+  const plan = selectStories(prd, options.story).map((story) => ({
+    id: story.id,
+    title: story.title,
+    ...routeStory(story, config),
+  }));
   if (options.json) process.stdout.write(`${JSON.stringify({ feature: options.feature, plan })}\n`);
-  else for (const p of plan) process.stdout.write(`${p.id}  ${p.complexity}/${p.tier}  ${p.title}  (${p.reason})\n`);
+  else
+    for (const p of plan)
+      process.stdout.write(`${p.id}  ${p.complexity}/${p.tier}  ${p.title}  (${p.reason})\n`);
   return 0;
 }

@@ -6,7 +6,11 @@ export const SCHEMA_NAMES = ["config", "prd"] as const;
 /** `gantry schema [name]`: prints a committed JSON Schema (generated from the zod schemas). */
 export async function schemaCommand(name: string): Promise<number> {
   if (!(SCHEMA_NAMES as readonly string[]).includes(name)) {
-    throw new InputError("schema", "name", `expected one of ${SCHEMA_NAMES.join(", ")}, got ${JSON.stringify(name)}`);
+    throw new InputError(
+      "schema",
+      "name",
+      `expected one of ${SCHEMA_NAMES.join(", ")}, got ${JSON.stringify(name)}`,
+    );
   }
   const url = new URL(`../../schemas/${name}.schema.json`, import.meta.url);
   process.stdout.write(readFileSync(url, "utf8"));

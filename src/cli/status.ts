@@ -3,7 +3,11 @@ import { statusOf } from "../prd/story.js";
 import { featurePrdPath, listFeatures, projectRoot } from "./project.js";
 
 /** `gantry status`: each feature's stories with their status, attempts and cost. */
-export async function statusCommand(options: { feature?: string; dir?: string; json?: boolean }): Promise<number> {
+export async function statusCommand(options: {
+  feature?: string;
+  dir?: string;
+  json?: boolean;
+}): Promise<number> {
   const root = projectRoot(options.dir);
   const features = options.feature ? [options.feature] : listFeatures(root);
   const report = features.map((feature) => {
@@ -31,7 +35,9 @@ export async function statusCommand(options: { feature?: string; dir?: string; j
     for (const s of stories) counts.set(s.status, (counts.get(s.status) ?? 0) + 1);
     process.stdout.write(`${feature}: ${[...counts].map(([k, v]) => `${v} ${k}`).join(", ")}\n`);
     for (const s of stories) {
-      process.stdout.write(`  ${s.status.padEnd(11)} ${s.id}  ${s.title}${s.reason && s.status !== "passed" ? `  — ${s.reason}` : ""}\n`);
+      process.stdout.write(
+        `  ${s.status.padEnd(11)} ${s.id}  ${s.title}${s.reason && s.status !== "passed" ? `  — ${s.reason}` : ""}\n`,
+      );
     }
   }
   return 0;

@@ -3,7 +3,11 @@ import { loadPrd } from "../prd/load.js";
 import { featurePrdPath, listFeatures, projectRoot } from "./project.js";
 
 /** `gantry validate`: the config and every feature's PRD; the first problem is reported, exit 2. */
-export async function validateCommand(options: { feature?: string; dir?: string; json?: boolean }): Promise<number> {
+export async function validateCommand(options: {
+  feature?: string;
+  dir?: string;
+  json?: boolean;
+}): Promise<number> {
   const root = projectRoot(options.dir);
   loadConfig(root);
   const features = options.feature ? [options.feature] : listFeatures(root);

@@ -23,7 +23,11 @@ export function formatPath(path: readonly PropertyKey[]): string {
   return out || "(top level)";
 }
 
-export function fromZodIssue(file: string, issue: z.core.$ZodIssue, hint?: (issue: z.core.$ZodIssue) => string | undefined): InputError {
+export function fromZodIssue(
+  file: string,
+  issue: z.core.$ZodIssue,
+  hint?: (issue: z.core.$ZodIssue) => string | undefined,
+): InputError {
   const extra = hint?.(issue);
   const message = issue.message.replace(/^Invalid input: /, "");
   return new InputError(file, formatPath(issue.path), extra ? `${message}; ${extra}` : message);

@@ -29,7 +29,10 @@ const hookCommand = z.union([
 
 const hooks = z.partialRecord(z.enum(HOOK_EVENTS), z.union([hookCommand, z.array(hookCommand)])).default({});
 
-const reporterEntry = z.union([z.string().min(1), z.tuple([z.string().min(1), z.record(z.string(), z.unknown())])]);
+const reporterEntry = z.union([
+  z.string().min(1),
+  z.tuple([z.string().min(1), z.record(z.string(), z.unknown())]),
+]);
 
 export const TierModels = z.record(z.string(), z.string());
 
@@ -41,7 +44,9 @@ export const ConfigSchema = z
         default: z.string().min(1).default("command"),
         timeoutSeconds: seconds(1800),
         command: z
-          .strictObject({ run: z.string().min(1).describe("run through /bin/sh -c with the prompt on stdin") })
+          .strictObject({
+            run: z.string().min(1).describe("run through /bin/sh -c with the prompt on stdin"),
+          })
           .optional(),
         models: z.record(z.string(), TierModels).default({}),
       })
@@ -70,12 +75,20 @@ export const ConfigSchema = z
         maxIterations: z.number().int().min(1).max(10_000).default(50),
         costLimitUsd: z.number().nonnegative().default(30),
         rectify: z
-          .strictObject({ enabled: z.boolean().default(true), maxAttempts: z.number().int().min(0).max(20).default(2) })
+          .strictObject({
+            enabled: z.boolean().default(true),
+            maxAttempts: z.number().int().min(0).max(20).default(2),
+          })
           .prefault({}),
         autofix: z
-          .strictObject({ enabled: z.boolean().default(true), maxAttempts: z.number().int().min(0).max(20).default(2) })
+          .strictObject({
+            enabled: z.boolean().default(true),
+            maxAttempts: z.number().int().min(0).max(20).default(2),
+          })
           .prefault({}),
-        regression: z.strictObject({ mode: z.enum(["inline", "deferred", "off"]).default("deferred") }).prefault({}),
+        regression: z
+          .strictObject({ mode: z.enum(["inline", "deferred", "off"]).default("deferred") })
+          .prefault({}),
       })
       .prefault({}),
     routing: z
@@ -93,12 +106,17 @@ export const ConfigSchema = z
       .prefault({}),
     gates: z
       .strictObject({
-        mandatory: z.array(z.string().min(1)).optional().describe("default: verify, review, and regression when inline"),
+        mandatory: z
+          .array(z.string().min(1))
+          .optional()
+          .describe("default: verify, review, and regression when inline"),
       })
       .prefault({}),
     hooks,
     reporters: z.array(reporterEntry).default(["default"]),
-    plugins: z.array(z.union([z.string(), z.tuple([z.string(), z.record(z.string(), z.unknown())])])).default([]),
+    plugins: z
+      .array(z.union([z.string(), z.tuple([z.string(), z.record(z.string(), z.unknown())])]))
+      .default([]),
     interaction: z
       .strictObject({
         channel: z.enum(["auto", "cli", "file", "webhook"]).default("auto"),

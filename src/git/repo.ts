@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { type SimpleGit, simpleGit } from "simple-git";
+import { simpleGit } from "simple-git";
 import type { Judged } from "../pipeline/events.js";
 
 /** gantry's own files never count as the content being judged or the work being committed. */
@@ -42,7 +42,15 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   };
 
   const dirtyFiles = async () => {
-    const out = await git.raw(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".", ...outside]);
+    const out = await git.raw([
+      "status",
+      "--porcelain=v1",
+      "-z",
+      "--untracked-files=all",
+      "--",
+      ".",
+      ...outside,
+    ]);
     return out
       .split("\0")
       .filter((entry) => entry.length > 3)
@@ -64,7 +72,15 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
           GIT_INDEX_FILE: index,
         });
         await privateGit.raw(["add", "-A", "--", ":(top)", ...outside]);
-        await privateGit.raw(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", `:(top)${prefix}${GANTRY_DIR}`]);
+        await privateGit.raw([
+          "rm",
+          "-r",
+          "-q",
+          "--cached",
+          "--ignore-unmatch",
+          "--",
+          `:(top)${prefix}${GANTRY_DIR}`,
+        ]);
         const tree = (await privateGit.raw(["write-tree"])).trim();
         return { sha: await head(), tree };
       } finally {
@@ -72,7 +88,14 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       }
     },
     async commitAll(message) {
-      await git.raw(["add", "-A", "--", ":(top)", `:(exclude,top)${prefix}${GANTRY_DIR}/runs`, `:(exclude,top)${prefix}${GANTRY_DIR}/lock`]);
+      await git.raw([
+        "add",
+        "-A",
+        "--",
+        ":(top)",
+        `:(exclude,top)${prefix}${GANTRY_DIR}/runs`,
+        `:(exclude,top)${prefix}${GANTRY_DIR}/lock`,
+      ]);
       await git.raw(["commit", "-q", "--no-verify", "--allow-empty", "-m", message]);
       return head();
     },
@@ -91,7 +114,17 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     async setAside(message) {
       const dirty = await dirtyFiles();
       if (dirty.length === 0) return undefined;
-      await git.raw(["stash", "push", "--include-untracked", "-q", "-m", message, "--", ":(top)", ...outside]);
+      await git.raw([
+        "stash",
+        "push",
+        "--include-untracked",
+        "-q",
+        "-m",
+        message,
+        "--",
+        ":(top)",
+        ...outside,
+      ]);
       return (await git.raw(["rev-parse", "stash@{0}"])).trim();
     },
   };

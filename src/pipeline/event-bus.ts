@@ -26,7 +26,10 @@ export interface EventBus {
   readonly runId: string;
   emit<K extends EventName>(type: K, payload: EventPayloads[K]): void;
   on<K extends EventName>(type: K, subscriber: string, handler: Handler<K>): () => void;
-  onAny(subscriber: string, handler: <K extends EventName>(type: K, event: EventOf<K>) => void | Promise<void>): () => void;
+  onAny(
+    subscriber: string,
+    handler: <K extends EventName>(type: K, event: EventOf<K>) => void | Promise<void>,
+  ): () => void;
   /** Waits for every async subscriber started so far; returns the names of those that did not settle in time. */
   flush(timeoutMs?: number): Promise<string[]>;
 }
@@ -83,7 +86,10 @@ export function createEventBus(options: BusOptions): EventBus {
         const timeout = new Promise<"timeout">((resolve) => {
           timer = setTimeout(() => resolve("timeout"), remaining);
         });
-        const outcome = await Promise.race([Promise.all([...pending.keys()]).then(() => "done" as const), timeout]);
+        const outcome = await Promise.race([
+          Promise.all([...pending.keys()]).then(() => "done" as const),
+          timeout,
+        ]);
         clearTimeout(timer);
         if (outcome === "timeout") break;
       }

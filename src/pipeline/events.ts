@@ -122,7 +122,12 @@ export interface EventPayloads {
   "stage:enter": { storyId: string; stage: StageName };
   "stage:exit": { storyId: string; stage: StageName; result: StageResult; durationMs: number };
   "agent:start": AgentCall;
-  "agent:end": AgentCall & { exitCode: number | null; durationMs: number; costUsd: number; costBasis: CostBasis };
+  "agent:end": AgentCall & {
+    exitCode: number | null;
+    durationMs: number;
+    costUsd: number;
+    costBasis: CostBasis;
+  };
   "verify:start": { storyId: string; strategy: VerifyStrategy };
   "verify:result": VerifyResult & { judged: Judged; attempt: number };
   "rectify:attempt": { storyId: string; attempt: number; maxAttempts: number; failures: TestFailure[] };

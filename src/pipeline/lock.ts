@@ -26,7 +26,11 @@ export function acquireLock(root: string): () => void {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const pid = Number.parseInt(readFileSync(path, "utf8").trim(), 10);
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new InputError(LOCK_FILE, "", `another gantry run (pid ${pid}) is working on this repository; wait for it or stop it`);
+        throw new InputError(
+          LOCK_FILE,
+          "",
+          `another gantry run (pid ${pid}) is working on this repository; wait for it or stop it`,
+        );
       }
       rmSync(path, { force: true });
     }

@@ -19,7 +19,11 @@ export function previousRun(root: string, feature: string): RunStateData | undef
  * Settles what a killed run left half-done. A story marked passed just before its commit whose commit
  * never landed goes back to pending (its work is still in the working tree); a commit that landed stands.
  */
-export async function reconcile(previous: RunStateData | undefined, git: GitRepo, prdPath: string): Promise<string[]> {
+export async function reconcile(
+  previous: RunStateData | undefined,
+  git: GitRepo,
+  prdPath: string,
+): Promise<string[]> {
   const notes: string[] = [];
   if (!previous?.committing) return notes;
   const { storyId, subject } = previous.committing;

@@ -31,11 +31,17 @@ export function newRunId(now = new Date()): string {
 }
 
 /** Builds the run's shared context: run directory, log, bus, git, agent, PRD store, ledger reader, state. */
-export async function createRunContext(setup: RunSetup): Promise<{ run: RunContext; control: RunControl; closeLog: () => void }> {
+export async function createRunContext(
+  setup: RunSetup,
+): Promise<{ run: RunContext; control: RunControl; closeLog: () => void }> {
   const { root, config, feature } = setup;
   const registry = new AgentRegistry();
   if (!registry.names().includes(config.agent.default)) {
-    throw new InputError(".gantry/config.json", "agent.default", `unknown agent "${config.agent.default}"; expected one of ${registry.names().join(", ")}`);
+    throw new InputError(
+      ".gantry/config.json",
+      "agent.default",
+      `unknown agent "${config.agent.default}"; expected one of ${registry.names().join(", ")}`,
+    );
   }
   const git = await openRepo(root);
   const runId = newRunId();

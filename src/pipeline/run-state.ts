@@ -28,7 +28,15 @@ export class RunState {
     init: Pick<RunStateData, "runId" | "feature">,
   ) {
     const now = new Date().toISOString();
-    this.data = { v: 1, ...init, pid: process.pid, startedAt: now, updatedAt: now, iterations: 0, status: "running" };
+    this.data = {
+      v: 1,
+      ...init,
+      pid: process.pid,
+      startedAt: now,
+      updatedAt: now,
+      iterations: 0,
+      status: "running",
+    };
     this.save();
   }
 

@@ -42,13 +42,20 @@ export async function runFeature(options: RunOptions): Promise<number> {
     await checkStart(options);
     const prd = loadPrd(options.prdPath);
     const { run, closeLog } = await createRunContext({ ...options, prd });
-    const unwire = wireSubscribers(run.bus, { runDir: run.runDir, feature: run.feature, logger: run.logger, progress: options.progress });
+    const unwire = wireSubscribers(run.bus, {
+      runDir: run.runDir,
+      feature: run.feature,
+      logger: run.logger,
+      progress: options.progress,
+    });
     const started = performance.now();
     const walk: Walk = { outcomes: [], postRunFailures: [] };
     try {
       await walkStories(run, options, walk);
     } catch (error) {
-      run.bus.emit("run:error", { error: { message: error instanceof Error ? error.message : String(error), code: "INTERNAL" } });
+      run.bus.emit("run:error", {
+        error: { message: error instanceof Error ? error.message : String(error), code: "INTERNAL" },
+      });
       run.state.update({ status: "error" });
       throw error;
     } finally {
@@ -72,7 +79,11 @@ async function checkStart(options: RunOptions): Promise<void> {
   const dirty = await git.dirtyFiles();
   if (dirty.length > 0 && !options.allowDirty && !isResumable(previous)) {
     const list = dirty.slice(0, 5).join(", ") + (dirty.length > 5 ? `, … (${dirty.length} files)` : "");
-    throw new InputError(options.root, "working tree", `uncommitted changes (${list}); commit or stash them, or pass --allow-dirty`);
+    throw new InputError(
+      options.root,
+      "working tree",
+      `uncommitted changes (${list}); commit or stash them, or pass --allow-dirty`,
+    );
   }
 }
 
@@ -114,7 +125,8 @@ function finish(run: RunContext, options: RunOptions, walk: Walk, durationMs: nu
         ? EXIT.failed
         : EXIT.ok;
   if (run.state.data.status === "running") {
-    const status = exitCode === EXIT.interrupted ? "interrupted" : exitCode === EXIT.paused ? "paused" : "complete";
+    const status =
+      exitCode === EXIT.interrupted ? "interrupted" : exitCode === EXIT.paused ? "paused" : "complete";
     run.state.update({ status, currentStory: undefined });
   }
   run.bus.emit("run:complete", { summary, exitCode });

@@ -16,7 +16,11 @@ export type PassOutcome = Exclude<StageResult, { action: "retry" }> & { retries:
  * thrown error becomes `fail`, `retry` jumps back to `fromStage`. Past `maxStageRetries` retries the
  * pass ends in `fail`. Returns the final action: `continue` means every stage passed.
  */
-export async function runStages(stages: readonly Stage[], ctx: StoryContext, options: RunnerOptions): Promise<PassOutcome> {
+export async function runStages(
+  stages: readonly Stage[],
+  ctx: StoryContext,
+  options: RunnerOptions,
+): Promise<PassOutcome> {
   const { bus, maxStageRetries } = options;
   const storyId = ctx.story.id;
   let retries = 0;
@@ -37,9 +41,17 @@ export async function runStages(stages: readonly Stage[], ctx: StoryContext, opt
     try {
       result = await stage.execute(ctx);
     } catch (error) {
-      result = { action: "fail", reason: `${stage.name} stage threw: ${error instanceof Error ? error.message : String(error)}` };
+      result = {
+        action: "fail",
+        reason: `${stage.name} stage threw: ${error instanceof Error ? error.message : String(error)}`,
+      };
     }
-    bus.emit("stage:exit", { storyId, stage: stage.name, result, durationMs: Math.round(performance.now() - started) });
+    bus.emit("stage:exit", {
+      storyId,
+      stage: stage.name,
+      result,
+      durationMs: Math.round(performance.now() - started),
+    });
     if (result.action === "continue") {
       index += 1;
       continue;
@@ -47,10 +59,19 @@ export async function runStages(stages: readonly Stage[], ctx: StoryContext, opt
     if (result.action !== "retry") return { ...result, retries };
     retries += 1;
     if (retries > maxStageRetries) {
-      return { action: "fail", reason: `MAX_STAGE_RETRIES (${maxStageRetries}) exceeded; last: ${result.reason}`, retries };
+      return {
+        action: "fail",
+        reason: `MAX_STAGE_RETRIES (${maxStageRetries}) exceeded; last: ${result.reason}`,
+        retries,
+      };
     }
     const target = stages.findIndex((s) => s.name === result.fromStage);
-    if (target < 0) return { action: "fail", reason: `${stage.name} asked to retry from unknown stage "${result.fromStage}"`, retries };
+    if (target < 0)
+      return {
+        action: "fail",
+        reason: `${stage.name} asked to retry from unknown stage "${result.fromStage}"`,
+        retries,
+      };
     index = target;
   }
   return { action: "continue", retries };

@@ -53,12 +53,29 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
       return pause(run, ctx, `execution.maxIterations (${config.execution.maxIterations}) reached`);
     }
     run.state.update({ iterations: run.state.data.iterations + 1 });
-    Object.assign(ctx, { pass: ctx.pass + 1, verify: undefined, review: undefined, failureHistory: [], rectifyAttempts: 0, autofixAttempts: 0 });
+    Object.assign(ctx, {
+      pass: ctx.pass + 1,
+      verify: undefined,
+      review: undefined,
+      failureHistory: [],
+      rectifyAttempts: 0,
+      autofixAttempts: 0,
+    });
     stories.update(story.id, { attempts: ctx.pass });
-    const outcome = await runStages(STORY_STAGES, ctx, { bus, maxStageRetries: config.execution.maxStageRetries, signal: run.signal });
+    const outcome = await runStages(STORY_STAGES, ctx, {
+      bus,
+      maxStageRetries: config.execution.maxStageRetries,
+      signal: run.signal,
+    });
     switch (outcome.action) {
       case "continue": {
-        const metrics = { durationMs: Math.round(performance.now() - started), costUsd: ctx.costUsd, attempts: ctx.pass, tier: ctx.tier, agentCalls: ctx.agentCalls };
+        const metrics = {
+          durationMs: Math.round(performance.now() - started),
+          costUsd: ctx.costUsd,
+          attempts: ctx.pass,
+          tier: ctx.tier,
+          agentCalls: ctx.agentCalls,
+        };
         bus.emit("story:complete", { story: summarize(story), metrics });
         return { status: "passed", agentCalls: ctx.agentCalls };
       }
@@ -68,7 +85,12 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
           bus.emit("escalation:exhausted", { storyId: story.id, attempts: ctx.pass });
           return fail(run, ctx, `every tier failed; last: ${outcome.reason}`);
         }
-        bus.emit("escalation:tier-change", { storyId: story.id, from: ctx.tier, to: next, reason: outcome.reason });
+        bus.emit("escalation:tier-change", {
+          storyId: story.id,
+          from: ctx.tier,
+          to: next,
+          reason: outcome.reason,
+        });
         tierIndex += 1;
         ctx.tier = next;
         continue;

@@ -18,16 +18,25 @@ export function parsePrd(file: string, raw: unknown): Prd {
   prd.userStories.forEach((story, i) => {
     const first = index.get(story.id);
     if (first !== undefined) {
-      throw new InputError(file, `userStories[${i}].id`, `duplicate story id "${story.id}" (first at userStories[${first}])`);
+      throw new InputError(
+        file,
+        `userStories[${i}].id`,
+        `duplicate story id "${story.id}" (first at userStories[${first}])`,
+      );
     }
     index.set(story.id, i);
   });
   prd.userStories.forEach((story, i) => {
     story.dependencies.forEach((dep, j) => {
       if (!index.has(dep)) {
-        throw new InputError(file, `userStories[${i}].dependencies[${j}]`, `depends on "${dep}", which is not a story in this PRD`);
+        throw new InputError(
+          file,
+          `userStories[${i}].dependencies[${j}]`,
+          `depends on "${dep}", which is not a story in this PRD`,
+        );
       }
-      if (dep === story.id) throw new InputError(file, `userStories[${i}].dependencies[${j}]`, "a story cannot depend on itself");
+      if (dep === story.id)
+        throw new InputError(file, `userStories[${i}].dependencies[${j}]`, "a story cannot depend on itself");
     });
   });
   const cycle = findCycle(prd);
@@ -68,7 +77,11 @@ export function readPrdRaw(path: string, display = path): unknown {
     text = readFileSync(path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(display, "", code === "ENOENT" ? "no such file; expected the feature's prd.json" : `cannot read (${code})`);
+    throw new InputError(
+      display,
+      "",
+      code === "ENOENT" ? "no such file; expected the feature's prd.json" : `cannot read (${code})`,
+    );
   }
   return parseJsonText(display, text);
 }

@@ -14,7 +14,9 @@ export function selectStories(prd: Prd, only: string[] = []): Story[] {
   const remaining = prd.userStories.filter(wanted);
   // Bounded: each round places at least one story or stops (cycles are rejected at load).
   for (let round = 0; remaining.length > 0 && round <= prd.userStories.length; round++) {
-    const ready = remaining.filter((s) => s.dependencies.every((d) => placed.has(d) || !wantedDep(byId.get(d), wanted)));
+    const ready = remaining.filter((s) =>
+      s.dependencies.every((d) => placed.has(d) || !wantedDep(byId.get(d), wanted)),
+    );
     if (ready.length === 0) break;
     ready.sort((a, b) => rank(a) - rank(b));
     const next = ready[0] as Story;

@@ -4,7 +4,15 @@ import type { StoryStatus, StorySummary } from "../pipeline/events.js";
 /** Story ids become file names and branch parts; only this shape is accepted. */
 export const STORY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;
 
-export const STORY_STATUSES = ["pending", "in-progress", "passed", "failed", "skipped", "blocked", "paused"] as const;
+export const STORY_STATUSES = [
+  "pending",
+  "in-progress",
+  "passed",
+  "failed",
+  "skipped",
+  "blocked",
+  "paused",
+] as const;
 
 export const COMPLEXITIES = ["simple", "medium", "complex", "expert"] as const;
 export type Complexity = (typeof COMPLEXITIES)[number];

@@ -19,7 +19,10 @@ export async function runMechanicalFixes(run: RunContext, storyId: string): Prom
       tailBytes: 64 * 1024,
       env: testEnvironment(process.env, run.config.quality.stripEnv),
     });
-    run.logger.info({ storyId, fixType, exitCode: outcome.exitCode, durationMs: outcome.durationMs }, "autofix command");
+    run.logger.info(
+      { storyId, fixType, exitCode: outcome.exitCode, durationMs: outcome.durationMs },
+      "autofix command",
+    );
     ran.push(fixType);
   }
   return ran;

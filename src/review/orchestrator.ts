@@ -25,7 +25,13 @@ export async function runReview(run: RunContext, storyId: string, attempt: numbe
     });
     const success = outcome.exitCode === 0 && !outcome.timedOut;
     const output = outcome.timedOut ? `${outcome.output}\n[timed out]` : outcome.output;
-    results.push({ name, success, exitCode: outcome.exitCode, output: output.slice(-16_000), findings: success ? [] : findingsOf(output) });
+    results.push({
+      name,
+      success,
+      exitCode: outcome.exitCode,
+      output: output.slice(-16_000),
+      findings: success ? [] : findingsOf(output),
+    });
   }
   const result: ReviewResult = { storyId, success: results.every((c) => c.success), checks: results };
   run.bus.emit("review:result", { ...result, judged, attempt });

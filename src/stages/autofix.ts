@@ -26,13 +26,30 @@ export const autofixStage: Stage = {
     const ran = await runMechanicalFixes(ctx.run, ctx.story.id);
     const after = ran.length > 0 ? await ctx.run.git.judge() : before;
     if (after.tree !== before.tree) {
-      return { action: "retry", fromStage: "verify", reason: `autofix attempt ${ctx.autofixAttempts}: ${ran.join(", ")} changed files` };
+      return {
+        action: "retry",
+        fromStage: "verify",
+        reason: `autofix attempt ${ctx.autofixAttempts}: ${ran.join(", ")} changed files`,
+      };
     }
-    ctx.run.bus.emit("autofix:attempt", { storyId: ctx.story.id, fixType: "agent", command: ctx.run.agent.name });
-    const prompt = buildPrompt({ role: "autofix", story: ctx.story, feature: ctx.run.feature, findings: failed.checks });
+    ctx.run.bus.emit("autofix:attempt", {
+      storyId: ctx.story.id,
+      fixType: "agent",
+      command: ctx.run.agent.name,
+    });
+    const prompt = buildPrompt({
+      role: "autofix",
+      story: ctx.story,
+      feature: ctx.run.feature,
+      findings: failed.checks,
+    });
     const outcome = await runAgentSession(ctx, "autofix", prompt);
     if (outcome.kind === "paused") return { action: "pause", reason: outcome.reason };
     if (outcome.kind === "error") return { action: "escalate", reason: outcome.reason };
-    return { action: "retry", fromStage: "verify", reason: `autofix attempt ${ctx.autofixAttempts}: agent session on ${what}` };
+    return {
+      action: "retry",
+      fromStage: "verify",
+      reason: `autofix attempt ${ctx.autofixAttempts}: agent session on ${what}`,
+    };
   },
 };

@@ -13,10 +13,16 @@ export const completionStage: Stage = {
     const judged = await run.git.judge();
     const latest = latestVerdicts(run.ledger.refresh(), judged.tree, story.id);
     const unmet = unmetGates(latest, run.mandatoryGates);
-    if (unmet.length > 0) return { action: "fail", reason: `not every mandatory gate passed on this tree: ${unmet.join("; ")}` };
+    if (unmet.length > 0)
+      return { action: "fail", reason: `not every mandatory gate passed on this tree: ${unmet.join("; ")}` };
     const subject = `gantry(${story.id}): ${story.title.replace(/\s+/g, " ").trim()}`;
     run.state.update({ committing: { storyId: story.id, subject } });
-    run.stories.update(story.id, { status: "passed", attempts: ctx.pass, costUsd: round(ctx.costUsd), failureReason: null });
+    run.stories.update(story.id, {
+      status: "passed",
+      attempts: ctx.pass,
+      costUsd: round(ctx.costUsd),
+      failureReason: null,
+    });
     await run.git.commitAll(subject);
     run.state.update({ committing: undefined });
     return { action: "continue" };

@@ -40,6 +40,10 @@ export const rectifyStage: Stage = {
     const outcome = await runAgentSession(ctx, "rectify", prompt);
     if (outcome.kind === "paused") return { action: "pause", reason: outcome.reason };
     if (outcome.kind === "error") return { action: "escalate", reason: outcome.reason };
-    return { action: "retry", fromStage: "verify", reason: `rectify attempt ${ctx.rectifyAttempts}: ${what}` };
+    return {
+      action: "retry",
+      fromStage: "verify",
+      reason: `rectify attempt ${ctx.rectifyAttempts}: ${what}`,
+    };
   },
 };

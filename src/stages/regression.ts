@@ -17,6 +17,10 @@ export const regressionStage: Stage = {
     if (result.success) return CONTINUE;
     ctx.verify = result;
     ctx.failureHistory.push(badness(result.status, result.failCount));
-    return { action: "retry", fromStage: "rectify", reason: `regression ${result.status} (${result.failCount} failed)` };
+    return {
+      action: "retry",
+      fromStage: "rectify",
+      reason: `regression ${result.status} (${result.failCount} failed)`,
+    };
   },
 };

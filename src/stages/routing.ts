@@ -10,8 +10,14 @@ export interface RoutingDecision {
 }
 
 const KEYWORDS: [Complexity, RegExp][] = [
-  ["expert", /\b(architecture|distributed|concurren\w*|cryptograph\w*|security|migration|race condition|performance)\b/i],
-  ["complex", /\b(refactor\w*|integrat\w*|database|schema|auth\w*|async|cache|caching|protocol|parser|state machine)\b/i],
+  [
+    "expert",
+    /\b(architecture|distributed|concurren\w*|cryptograph\w*|security|migration|race condition|performance)\b/i,
+  ],
+  [
+    "complex",
+    /\b(refactor\w*|integrat\w*|database|schema|auth\w*|async|cache|caching|protocol|parser|state machine)\b/i,
+  ],
   ["simple", /\b(typo|rename|wording|copy text|readme|docs?|label|colou?r|style|log message)\b/i],
 ];
 
@@ -20,7 +26,12 @@ export function routeStory(story: Story, config: Config): RoutingDecision {
   const tierOf = (c: Complexity) => config.routing.complexityTier[c];
   const given = story.routing?.complexity;
   if (given) {
-    return { complexity: given, testStrategy: story.routing?.testStrategy ?? "test-after", tier: tierOf(given), reason: "set in the PRD" };
+    return {
+      complexity: given,
+      testStrategy: story.routing?.testStrategy ?? "test-after",
+      tier: tierOf(given),
+      reason: "set in the PRD",
+    };
   }
   const text = `${story.title}\n${story.description}\n${story.acceptanceCriteria.join("\n")}`;
   let complexity: Complexity = "medium";
@@ -37,7 +48,12 @@ export function routeStory(story: Story, config: Config): RoutingDecision {
     complexity = "complex";
     reason = `${story.acceptanceCriteria.length} acceptance criteria, ${story.description.length} characters of description`;
   }
-  return { complexity, testStrategy: complexity === "simple" ? "test-after" : "test-after", tier: tierOf(complexity), reason };
+  return {
+    complexity,
+    testStrategy: complexity === "simple" ? "test-after" : "test-after",
+    tier: tierOf(complexity),
+    reason,
+  };
 }
 
 /** Records the routing decision (complexity, test strategy, the tier this pass runs at) on the story. */
@@ -47,7 +63,13 @@ export const routingStage: Stage = {
   async execute(ctx) {
     const decision = routeStory(ctx.story, ctx.run.config);
     ctx.run.stories.update(ctx.story.id, {
-      routing: { ...ctx.story.routing, complexity: decision.complexity, testStrategy: decision.testStrategy, tier: ctx.tier, reason: decision.reason },
+      routing: {
+        ...ctx.story.routing,
+        complexity: decision.complexity,
+        testStrategy: decision.testStrategy,
+        tier: ctx.tier,
+        reason: decision.reason,
+      },
     });
     return CONTINUE;
   },

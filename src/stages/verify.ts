@@ -1,6 +1,6 @@
 import { CONTINUE, type Stage } from "../pipeline/stage.js";
-import { scopedTestCommand } from "../verification/scope.js";
 import { runVerification } from "../verification/orchestrator.js";
+import { scopedTestCommand } from "../verification/scope.js";
 
 /** Scoped tests through the verification orchestrator. A failure is left for rectify; verify itself continues. */
 export const verifyStage: Stage = {
@@ -8,7 +8,13 @@ export const verifyStage: Stage = {
   enabled: () => true,
   async execute(ctx) {
     const { command, note } = await scopedTestCommand(ctx);
-    const result = await runVerification(ctx.run, { storyId: ctx.story.id, strategy: "scoped", command, attempt: ctx.pass, note });
+    const result = await runVerification(ctx.run, {
+      storyId: ctx.story.id,
+      strategy: "scoped",
+      command,
+      attempt: ctx.pass,
+      note,
+    });
     if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
     ctx.failureHistory.push(badness(result.status, result.failCount));
     ctx.verify = result.success ? undefined : result;

@@ -52,7 +52,11 @@ export class LedgerReader {
 }
 
 /** The latest verdict per gate among entries for one tree (and, when given, one story). */
-export function latestVerdicts(entries: LedgerEntry[], tree: string, storyId?: string): Map<string, LedgerEntry> {
+export function latestVerdicts(
+  entries: LedgerEntry[],
+  tree: string,
+  storyId?: string,
+): Map<string, LedgerEntry> {
   const latest = new Map<string, LedgerEntry>();
   for (const entry of entries) {
     if (entry.tree !== tree) continue;

@@ -12,7 +12,9 @@ export function wireProgress(bus: EventBus, options: ProgressOptions): () => voi
   const stamp = () => (options.now?.() ?? new Date()).toISOString().slice(11, 19);
   const say = (text: string) => options.write(`[${stamp()}] ${text}\n`);
   const offs = [
-    bus.on("run:start", "progress", (e) => say(`run ${e.runId}: feature ${e.feature}, ${e.totalStories} stories`)),
+    bus.on("run:start", "progress", (e) =>
+      say(`run ${e.runId}: feature ${e.feature}, ${e.totalStories} stories`),
+    ),
     bus.on("story:start", "progress", (e) => say(`${e.story.id} start — ${e.story.title} (tier ${e.tier})`)),
     bus.on("stage:exit", "progress", (e) => {
       const r = e.result;
@@ -26,15 +28,25 @@ export function wireProgress(bus: EventBus, options: ProgressOptions): () => voi
       ),
     ),
     bus.on("review:result", "progress", (e) =>
-      say(`${e.storyId} review: ${e.checks.map((c) => `${c.name} ${c.success ? "ok" : "failed"}`).join(", ") || "no checks configured"}`),
+      say(
+        `${e.storyId} review: ${e.checks.map((c) => `${c.name} ${c.success ? "ok" : "failed"}`).join(", ") || "no checks configured"}`,
+      ),
     ),
-    bus.on("escalation:tier-change", "progress", (e) => say(`${e.storyId} escalate ${e.from} → ${e.to}: ${e.reason}`)),
-    bus.on("escalation:exhausted", "progress", (e) => say(`${e.storyId} every tier tried (${e.attempts} passes)`)),
+    bus.on("escalation:tier-change", "progress", (e) =>
+      say(`${e.storyId} escalate ${e.from} → ${e.to}: ${e.reason}`),
+    ),
+    bus.on("escalation:exhausted", "progress", (e) =>
+      say(`${e.storyId} every tier tried (${e.attempts} passes)`),
+    ),
     bus.on("story:complete", "progress", (e) =>
-      say(`${e.story.id} PASSED in ${seconds(e.metrics.durationMs)} (${e.metrics.agentCalls} agent sessions, tier ${e.metrics.tier})`),
+      say(
+        `${e.story.id} PASSED in ${seconds(e.metrics.durationMs)} (${e.metrics.agentCalls} agent sessions, tier ${e.metrics.tier})`,
+      ),
     ),
     bus.on("story:fail", "progress", (e) => say(`${e.story.id} FAILED: ${e.reason}`)),
-    bus.on("story:skip", "progress", (e) => say(`${e.story.id} ${e.story.status.toUpperCase()}: ${e.reason}`)),
+    bus.on("story:skip", "progress", (e) =>
+      say(`${e.story.id} ${e.story.status.toUpperCase()}: ${e.reason}`),
+    ),
     bus.on("run:pause", "progress", (e) => say(`run paused: ${e.reason}`)),
     bus.on("run:error", "progress", (e) => say(`run error: ${e.error.message}`)),
     bus.on("run:complete", "progress", (e) => {

@@ -8,7 +8,11 @@ import type { StoryContext } from "../../src/pipeline/story-context.js";
 
 const ctx = { story: { id: "US-1" } } as unknown as StoryContext;
 
-function stage(name: StageName, results: StageResult[] | (() => Promise<StageResult>), calls: string[]): Stage {
+function stage(
+  name: StageName,
+  results: StageResult[] | (() => Promise<StageResult>),
+  calls: string[],
+): Stage {
   let i = 0;
   return {
     name,
@@ -34,11 +38,23 @@ describe("stage runner", () => {
   it("runs enabled stages in order and reports continue", async () => {
     const calls: string[] = [];
     const { bus, events } = recordingBus();
-    const skipped: Stage = { name: "rectify", enabled: () => false, execute: async () => ({ action: "fail", reason: "x" }) };
-    const out = await runStages([stage("routing", [{ action: "continue" }], calls), skipped, stage("completion", [{ action: "continue" }], calls)], ctx, {
-      bus,
-      maxStageRetries: 5,
-    });
+    const skipped: Stage = {
+      name: "rectify",
+      enabled: () => false,
+      execute: async () => ({ action: "fail", reason: "x" }),
+    };
+    const out = await runStages(
+      [
+        stage("routing", [{ action: "continue" }], calls),
+        skipped,
+        stage("completion", [{ action: "continue" }], calls),
+      ],
+      ctx,
+      {
+        bus,
+        maxStageRetries: 5,
+      },
+    );
     assert.equal(out.action, "continue");
     assert.deepEqual(calls, ["routing", "completion"]);
     assert.deepEqual(events, ["stage:enter", "stage:exit", "stage:enter", "stage:exit"]);
@@ -58,17 +74,36 @@ describe("stage runner", () => {
     assert.equal(out.action, "fail");
     assert.match((out as { reason: string }).reason, /MAX_STAGE_RETRIES \(3\) exceeded/);
     assert.equal(out.retries, 4);
-    assert.deepEqual(calls, ["verify", "rectify", "verify", "rectify", "verify", "rectify", "verify", "rectify"]);
+    assert.deepEqual(calls, [
+      "verify",
+      "rectify",
+      "verify",
+      "rectify",
+      "verify",
+      "rectify",
+      "verify",
+      "rectify",
+    ]);
   });
 
   it("turns a thrown error into fail, and stops at escalate, skip and pause", async () => {
     const { bus } = recordingBus();
-    const thrown = await runStages([stage("review", async () => Promise.reject(new Error("kaput")), [])], ctx, { bus, maxStageRetries: 1 });
-    assert.deepEqual([thrown.action, (thrown as { reason: string }).reason], ["fail", "review stage threw: kaput"]);
+    const thrown = await runStages(
+      [stage("review", async () => Promise.reject(new Error("kaput")), [])],
+      ctx,
+      { bus, maxStageRetries: 1 },
+    );
+    assert.deepEqual(
+      [thrown.action, (thrown as { reason: string }).reason],
+      ["fail", "review stage threw: kaput"],
+    );
     for (const action of ["escalate", "skip", "pause"] as const) {
       const calls: string[] = [];
       const out = await runStages(
-        [stage("execution", [{ action, reason: action }], calls), stage("completion", [{ action: "continue" }], calls)],
+        [
+          stage("execution", [{ action, reason: action }], calls),
+          stage("completion", [{ action: "continue" }], calls),
+        ],
         ctx,
         { bus, maxStageRetries: 1 },
       );
@@ -82,7 +117,17 @@ describe("stage runner", () => {
     const controller = new AbortController();
     const calls: string[] = [];
     const out = await runStages(
-      [stage("execution", async () => (controller.abort(), { action: "continue" }), calls), stage("verify", [{ action: "continue" }], calls)],
+      [
+        stage(
+          "execution",
+          async () => {
+            controller.abort();
+            return { action: "continue" };
+          },
+          calls,
+        ),
+        stage("verify", [{ action: "continue" }], calls),
+      ],
       ctx,
       { bus, maxStageRetries: 1, signal: controller.signal },
     );

@@ -52,8 +52,24 @@ const ralphPrd = {
   branchName: "ralph/checkout",
   description: "Checkout",
   userStories: [
-    { id: "US-001", title: "A", description: "a", acceptanceCriteria: ["x"], priority: 2, passes: false, notes: "" },
-    { id: "US-002", title: "B", description: "b", acceptanceCriteria: ["y"], priority: 1, passes: true, notes: "done" },
+    {
+      id: "US-001",
+      title: "A",
+      description: "a",
+      acceptanceCriteria: ["x"],
+      priority: 2,
+      passes: false,
+      notes: "",
+    },
+    {
+      id: "US-002",
+      title: "B",
+      description: "b",
+      acceptanceCriteria: ["y"],
+      priority: 1,
+      passes: true,
+      notes: "done",
+    },
   ],
 };
 
@@ -78,7 +94,10 @@ describe("PRD loading and write-back", () => {
   it("loads a Ralph PRD: status from passes, order by priority", () => {
     const prd = loadPrd(tempFile(ralphPrd));
     assert.deepEqual(prd.userStories.map(statusOf), ["pending", "passed"]);
-    assert.deepEqual(selectStories(prd).map((s) => s.id), ["US-001"]);
+    assert.deepEqual(
+      selectStories(prd).map((s) => s.id),
+      ["US-001"],
+    );
   });
 
   it("orders by dependencies, then priority, and never selects passed stories", () => {
@@ -90,16 +109,52 @@ describe("PRD loading and write-back", () => {
         { id: "D", title: "d", status: "passed" },
       ],
     });
-    assert.deepEqual(selectStories(prd).map((s) => s.id), ["A", "B", "C"]);
-    assert.deepEqual(selectStories(prd, ["C"]).map((s) => s.id), ["C"]);
+    assert.deepEqual(
+      selectStories(prd).map((s) => s.id),
+      ["A", "B", "C"],
+    );
+    assert.deepEqual(
+      selectStories(prd, ["C"]).map((s) => s.id),
+      ["C"],
+    );
   });
 
   const bad: [string, unknown, string][] = [
-    ["a duplicate id", { userStories: [{ id: "A", title: "a" }, { id: "A", title: "b" }] }, 'userStories[1].id: duplicate story id "A"'],
-    ["a missing dependency", { userStories: [{ id: "A", title: "a", dependencies: ["Z"] }] }, "userStories[0].dependencies[0]: depends on \"Z\""],
-    ["a cycle", { userStories: [{ id: "A", title: "a", dependencies: ["B"] }, { id: "B", title: "b", dependencies: ["A"] }] }, "dependency cycle: A -> B -> A"],
-    ["a path-like id", { userStories: [{ id: "../../etc/passwd", title: "a" }] }, "userStories[0].id: expected an id"],
-    ["a wrong type", { userStories: [{ id: "A", title: "a", acceptanceCriteria: "x" }] }, "userStories[0].acceptanceCriteria: expected array, received string"],
+    [
+      "a duplicate id",
+      {
+        userStories: [
+          { id: "A", title: "a" },
+          { id: "A", title: "b" },
+        ],
+      },
+      'userStories[1].id: duplicate story id "A"',
+    ],
+    [
+      "a missing dependency",
+      { userStories: [{ id: "A", title: "a", dependencies: ["Z"] }] },
+      'userStories[0].dependencies[0]: depends on "Z"',
+    ],
+    [
+      "a cycle",
+      {
+        userStories: [
+          { id: "A", title: "a", dependencies: ["B"] },
+          { id: "B", title: "b", dependencies: ["A"] },
+        ],
+      },
+      "dependency cycle: A -> B -> A",
+    ],
+    [
+      "a path-like id",
+      { userStories: [{ id: "../../etc/passwd", title: "a" }] },
+      "userStories[0].id: expected an id",
+    ],
+    [
+      "a wrong type",
+      { userStories: [{ id: "A", title: "a", acceptanceCriteria: "x" }] },
+      "userStories[0].acceptanceCriteria: expected array, received string",
+    ],
     ["no stories", { feature: "f" }, "userStories: expected array, received undefined"],
   ];
   for (const [what, raw, message] of bad) {

@@ -6,7 +6,12 @@ import { type PostRunResult, RUN_SCOPE } from "./deferred-regression.js";
 export async function acceptance(run: RunContext, anyPassed: boolean): Promise<PostRunResult> {
   const command = run.config.quality.commands.acceptance;
   if (!command || !anyPassed) return { name: "acceptance", ran: false, success: true, implicated: [] };
-  const result = await runVerification(run, { storyId: RUN_SCOPE, strategy: "acceptance", command, attempt: 1 });
+  const result = await runVerification(run, {
+    storyId: RUN_SCOPE,
+    strategy: "acceptance",
+    command,
+    attempt: 1,
+  });
   return {
     name: "acceptance",
     ran: true,

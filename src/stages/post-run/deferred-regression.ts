@@ -16,7 +16,10 @@ export interface PostRunResult {
  * Once after every story, when `regression.mode` is deferred: the full suite on the final tree. A
  * failure in a test file some passed story changed is put on that story; the run fails either way.
  */
-export async function deferredRegression(run: RunContext, passed: { id: string; files: string[] }[]): Promise<PostRunResult> {
+export async function deferredRegression(
+  run: RunContext,
+  passed: { id: string; files: string[] }[],
+): Promise<PostRunResult> {
   const name = "deferred-regression";
   if (run.config.execution.regression.mode !== "deferred" || passed.length === 0) {
     return { name, ran: false, success: true, implicated: [] };
@@ -31,5 +34,11 @@ export async function deferredRegression(run: RunContext, passed: { id: string; 
   const failingFiles = new Set(result.failures.map((f) => f.file).filter((f): f is string => Boolean(f)));
   const implicated = passed.filter((s) => s.files.some((file) => failingFiles.has(file))).map((s) => s.id);
   const where = implicated.length > 0 ? `; failing tests touch ${implicated.join(", ")}` : "";
-  return { name, ran: true, success: false, reason: `full suite ${result.status} (${result.failCount} failed)${where}`, implicated };
+  return {
+    name,
+    ran: true,
+    success: false,
+    reason: `full suite ${result.status} (${result.failCount} failed)${where}`,
+    implicated,
+  };
 }

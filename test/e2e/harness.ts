@@ -1,0 +1,174 @@
+import { execFileSync, spawn } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const CLI = join(REPO, "dist", "cli.js");
+export const BIOME = join(REPO, "node_modules", ".bin", "biome");
+const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
+
+export interface AgentSession {
+  write?: Record<string, string>;
+  print?: string;
+  sleepMs?: number;
+  exit?: number;
+}
+
+export interface ProjectSpec {
+  stories: Record<string, unknown>[];
+  /** Story id → the sessions the scripted agent plays in order (the last repeats). */
+  plan: Record<string, AgentSession[]>;
+  config?: Record<string, unknown>;
+  /** Extra files in the initial commit. */
+  files?: Record<string, string>;
+}
+
+export const passingTest = (name: string, body = "assert.equal(1 + 1, 2);") =>
+  `import assert from "node:assert/strict";\nimport { test } from "node:test";\ntest(${JSON.stringify(name)}, () => {\n  ${body}\n});\n`;
+export const failingTest = (name: string) => passingTest(name, "assert.equal(1 + 1, 3);");
+
+/** The config every e2e project starts from: node's test runner, Biome lint with useConst as an error. */
+export function baseConfig(): Record<string, unknown> {
+  return {
+    agent: { default: "command", timeoutSeconds: 30, command: { run: `node ${JSON.stringify(AGENT)}` } },
+    quality: {
+      commands: {
+        test: "node --test --test-reporter=spec test/",
+        lint: `${BIOME} lint src`,
+        lintFix: `${BIOME} lint --write src`,
+      },
+      timeoutSeconds: 60,
+    },
+    execution: {
+      maxStageRetries: 5,
+      rectify: { enabled: true, maxAttempts: 2 },
+      autofix: { enabled: true, maxAttempts: 2 },
+      regression: { mode: "deferred" },
+    },
+    routing: { tiers: ["fast", "balanced", "powerful"] },
+  };
+}
+
+/** A temporary git repository with a passing baseline, a feature `f`, and the scripted agent's plan. */
+export function makeProject(spec: ProjectSpec): string {
+  const root = mkdtempSync(join(tmpdir(), "gantry-e2e-"));
+  const files: Record<string, string> = {
+    "package.json": '{ "name": "e2e-project", "type": "module", "private": true }\n',
+    "biome.json": JSON.stringify({
+      linter: { rules: { preset: "recommended", style: { useConst: "error" } } },
+    }),
+    ".gitignore": ".gantry/runs/\n.gantry/lock\n.agent-log.jsonl\n.agent-plan.json\n",
+    "src/base.js": "export const base = 1;\n",
+    "test/base.test.js": passingTest("base"),
+    ".gantry/config.json": JSON.stringify(spec.config ?? baseConfig(), null, 2),
+    ".gantry/features/f/prd.json": JSON.stringify({ feature: "f", userStories: spec.stories }, null, 2),
+    ".agent-plan.json": JSON.stringify(spec.plan),
+    ...spec.files,
+  };
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  git(root, "init", "-q", "-b", "main");
+  git(root, "config", "user.email", "e2e@example.com");
+  git(root, "config", "user.name", "e2e");
+  git(root, "add", "-A");
+  git(root, "commit", "-q", "-m", "baseline");
+  return root;
+}
+
+export function git(root: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd: root, encoding: "utf8" });
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI as a user would. */
+export function gantry(
+  root: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return new Promise((resolvePromise) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: root,
+      env: { ...process.env, ...options.env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => {
+      stdout += c;
+    });
+    child.stderr.on("data", (c) => {
+      stderr += c;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+  });
+}
+
+export function prdStories(
+  root: string,
+): Record<string, { status: string; passes: boolean; attempts?: number }> {
+  const prd = JSON.parse(readFileSync(join(root, ".gantry/features/f/prd.json"), "utf8"));
+  return Object.fromEntries(prd.userStories.map((s: { id: string }) => [s.id, s]));
+}
+
+export function agentCalls(
+  root: string,
+): { story: string; role: string; tier: string; model: string; promptFileMatches: boolean }[] {
+  const path = join(root, ".agent-log.jsonl");
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+export function runDirs(root: string): string[] {
+  const runs = join(root, ".gantry", "runs");
+  return existsSync(runs)
+    ? readdirSync(runs)
+        .sort()
+        .map((d) => join(runs, d))
+    : [];
+}
+
+export function readJsonl<T = Record<string, unknown>>(path: string): T[] {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
+}
+
+export function lastRun(root: string): {
+  events: Record<string, unknown>[];
+  ledger: Record<string, unknown>[];
+  dir: string;
+} {
+  const dir = runDirs(root).at(-1);
+  if (!dir) throw new Error("no run directory");
+  return { dir, events: readJsonl(join(dir, "events.jsonl")), ledger: readJsonl(join(dir, "ledger.jsonl")) };
+}
+
+export function copyFixture(from: string, to: string): void {
+  cpSync(from, to, { recursive: true });
+}
