@@ -1,19 +1,29 @@
 import { spawn } from "node:child_process";
+import { statSync } from "node:fs";
+import type { Readable } from "node:stream";
+import { StringDecoder } from "node:string_decoder";
+import { setTimeout as delay } from "node:timers/promises";
 import { OutputTail } from "./output-tail.js";
+import { processGroup } from "./process-group.js";
 
 export interface ExecOptions {
   command: string;
   cwd: string;
   env?: NodeJS.ProcessEnv;
-  /** Written to standard input, then closed. */
+  /** Written to standard input, then closed. Without it standard input is closed at once. */
   input?: string;
+  /** A positive number of milliseconds; past about 24.8 days it is capped there. */
   timeoutMs: number;
   /** Aborting kills the whole process group, like the timeout. */
   signal?: AbortSignal;
-  /** Bytes of combined output kept (the tail); the rest is counted, not stored. */
+  /**
+   * How much of the combined output is kept (the tail), in characters (bytes for ASCII output); the rest
+   * is counted, not stored.
+   */
   tailBytes?: number;
   /** Between SIGTERM and SIGKILL. */
   killGraceMs?: number;
+  /** Sees every piece of output as it arrives. A listener that throws is not fatal; it is not called again. */
   onOutput?: (chunk: string) => void;
 }
 
@@ -27,53 +37,68 @@ export interface ExecResult {
   /** The last `tailBytes` of stdout and stderr, interleaved as they arrived. */
   output: string;
   stderrTail: string;
+  /** Bytes of output the command wrote, all of it, kept or not. */
   totalBytes: number;
   spawnError?: string;
 }
 
 const DEFAULT_TAIL = 4 * 1024 * 1024;
-/** After the shell exits, how long a descendant that kept the pipes open may delay us before it is cut off. */
+const STDERR_TAIL = 64 * 1024;
+const DEFAULT_KILL_GRACE_MS = 2000;
+/** setTimeout fires at once for anything larger. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** After the shell exits, how long a process outside the group that kept the pipes open may delay us. */
 const DRAIN_AFTER_EXIT_MS = 1500;
+/** How often the group is looked at while its members use their grace period. */
+const GROUP_POLL_MS = 25;
 
 /**
  * Runs `command` through /bin/sh -c in its own process group. On timeout or abort the whole group gets
- * SIGTERM, then SIGKILL; when the shell exits, whatever it left running in the group is killed too, so
- * no agent or test process outlives its session. Completes on the shell's exit, never waiting on a
- * background process that holds the pipes open.
+ * SIGTERM, then SIGKILL once the grace period is over, also when the shell itself died at once and only
+ * its children are still cleaning up. When the shell exits on its own, whatever it left running in the
+ * group is killed, so no agent or test process outlives its session. Completes on the shell's exit: a
+ * process that left the group (setsid) and holds the pipes delays it by DRAIN_AFTER_EXIT_MS at most.
  */
 export function execCommand(options: ExecOptions): Promise<ExecResult> {
+  try {
+    checkOptions(options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const started = performance.now();
+  const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const tail = new OutputTail(options.tailBytes ?? DEFAULT_TAIL);
-  const errTail = new OutputTail(64 * 1024);
+  const errTail = new OutputTail(STDERR_TAIL);
+
   return new Promise((resolve) => {
     let timedOut = false;
     let aborted = false;
-    let finished = false;
+    let exited = false;
+    let termSentAt: number | undefined;
     let killTimer: NodeJS.Timeout | undefined;
+
     const child = spawn("/bin/sh", ["-c", options.command], {
       cwd: options.cwd,
       env: options.env ?? process.env,
       detached: true,
       stdio: ["pipe", "pipe", "pipe"],
     });
-    const pid = child.pid;
+    const group = processGroup(child.pid);
+    const closed = new Promise<void>((done) => child.once("close", () => done()));
 
-    const killGroup = (signal: NodeJS.Signals) => {
-      if (pid === undefined) return;
-      try {
-        process.kill(-pid, signal);
-      } catch {
-        // The group is already gone.
-      }
-    };
     const terminate = () => {
-      killGroup("SIGTERM");
-      killTimer ??= setTimeout(() => killGroup("SIGKILL"), options.killGraceMs ?? 2000);
+      if (termSentAt !== undefined) return;
+      termSentAt = performance.now();
+      group.signal("SIGTERM");
+      killTimer = setTimeout(() => group.signal("SIGKILL"), graceMs);
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      terminate();
-    }, options.timeoutMs);
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        terminate();
+      },
+      Math.min(options.timeoutMs, MAX_TIMER_MS),
+    );
     const onAbort = () => {
       aborted = true;
       terminate();
@@ -81,51 +106,101 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener("abort", onAbort, { once: true });
 
-    const onData = (chunk: Buffer, isErr: boolean) => {
-      const text = chunk.toString("utf8");
-      tail.push(text);
-      if (isErr) errTail.push(text);
-      options.onOutput?.(text);
+    let listenerBroken = false;
+    const take = (text: string, bytes: number, isErr: boolean) => {
+      tail.push(text, bytes);
+      if (isErr) errTail.push(text, bytes);
+      if (!text || !options.onOutput || listenerBroken) return;
+      try {
+        options.onOutput(text);
+      } catch {
+        // A listener's bug must not take the process down or lose the command's result; it is not called again.
+        listenerBroken = true;
+      }
     };
-    child.stdout.on("data", (c: Buffer) => onData(c, false));
-    child.stderr.on("data", (c: Buffer) => onData(c, true));
+    const flushers = [listen(child.stdout, false, take), listen(child.stderr, true, take)];
+
     child.stdin.on("error", () => {
       // The command did not read its input (EPIPE); that is its business.
     });
-    if (options.input !== undefined) child.stdin.end(options.input);
-    else child.stdin.end();
+    child.stdin.end(options.input ?? "");
 
-    const finish = (exitCode: number | null, signal: NodeJS.Signals | null, spawnError?: string) => {
-      if (finished) return;
-      finished = true;
+    const settle = async (exitCode: number | null, signal: NodeJS.Signals | null, spawnError?: string) => {
+      if (exited) return;
+      exited = true;
       clearTimeout(timer);
-      clearTimeout(killTimer);
       options.signal?.removeEventListener("abort", onAbort);
-      killGroup("SIGKILL");
-      const done = () => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-        resolve({
-          command: options.command,
-          exitCode,
-          signal,
-          timedOut,
-          aborted,
-          durationMs: Math.round(performance.now() - started),
-          output: tail.text(),
-          stderrTail: errTail.text(),
-          totalBytes: tail.totalBytes,
-          ...(spawnError ? { spawnError } : {}),
-        });
-      };
-      if (child.stdout.readableEnded && child.stderr.readableEnded) return done();
-      const cutoff = setTimeout(done, DRAIN_AFTER_EXIT_MS);
-      child.once("close", () => {
-        clearTimeout(cutoff);
-        done();
+      if (termSentAt !== undefined) {
+        // Asked to stop: members still cleaning up get what is left of their grace period, not a SIGKILL now.
+        const deadline = termSentAt + graceMs;
+        while (group.alive() && performance.now() < deadline) await delay(GROUP_POLL_MS);
+      }
+      clearTimeout(killTimer);
+      group.signal("SIGKILL");
+      if (spawnError === undefined) await within(closed, DRAIN_AFTER_EXIT_MS);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      for (const flush of flushers) flush();
+      resolve({
+        command: options.command,
+        exitCode,
+        signal,
+        timedOut,
+        aborted,
+        durationMs: Math.round(performance.now() - started),
+        output: tail.text(),
+        stderrTail: errTail.text(),
+        totalBytes: tail.totalBytes,
+        ...(spawnError !== undefined ? { spawnError } : {}),
       });
     };
-    child.once("error", (error) => finish(null, null, error.message));
-    child.once("exit", (code, signal) => finish(code, signal));
+    child.once("error", (error) => void settle(null, null, describeSpawnError(error, options.cwd)));
+    child.once("exit", (code, signal) => void settle(code, signal));
   });
+}
+
+/** Decodes a stream as UTF-8 without cutting characters that straddle chunks; returns the final flush. */
+function listen(
+  stream: Readable,
+  isErr: boolean,
+  take: (text: string, bytes: number, isErr: boolean) => void,
+): () => void {
+  const decoder = new StringDecoder("utf8");
+  stream.on("data", (chunk: Buffer) => take(decoder.write(chunk), chunk.length, isErr));
+  return () => take(decoder.end(), 0, isErr);
+}
+
+async function within(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((done) => (timer = setTimeout(done, ms)))]);
+  clearTimeout(timer);
+}
+
+/** Node reports a missing working directory as "spawn /bin/sh ENOENT"; say what is actually missing. */
+function describeSpawnError(error: NodeJS.ErrnoException, cwd: string): string {
+  if (error.code === "ENOENT") {
+    try {
+      if (!statSync(cwd).isDirectory()) return `working directory is not a directory: ${cwd}`;
+    } catch {
+      return `working directory does not exist: ${cwd}`;
+    }
+  }
+  return error.message;
+}
+
+function checkOptions(options: ExecOptions): void {
+  const positive = (name: string, value: unknown, allowZero = false) => {
+    if (typeof value !== "number" || Number.isNaN(value) || value < 0 || (!allowZero && value === 0)) {
+      const what = allowZero ? "a number >= 0" : "a positive number";
+      throw new TypeError(`execCommand: ${name}: expected ${what}, got ${String(value)}`);
+    }
+  };
+  if (typeof options.command !== "string" || options.command.trim() === "") {
+    throw new TypeError(
+      `execCommand: command: expected a non-empty string, got ${JSON.stringify(options.command)}`,
+    );
+  }
+  positive("timeoutMs", options.timeoutMs);
+  if (options.killGraceMs !== undefined) positive("killGraceMs", options.killGraceMs, true);
+  if (options.tailBytes !== undefined) positive("tailBytes", options.tailBytes);
 }
