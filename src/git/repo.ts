@@ -71,7 +71,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
           ...environmentWithoutGit(),
           GIT_INDEX_FILE: index,
         });
-        await privateGit.raw(["add", "-A", "--", ":(top)", ...outside]);
+        await privateGit.raw(["add", "-A", "--", ":(top)"]);
         await privateGit.raw([
           "rm",
           "-r",
@@ -88,14 +88,9 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       }
     },
     async commitAll(message) {
-      await git.raw([
-        "add",
-        "-A",
-        "--",
-        ":(top)",
-        `:(exclude,top)${prefix}${GANTRY_DIR}/runs`,
-        `:(exclude,top)${prefix}${GANTRY_DIR}/lock`,
-      ]);
+      // An exclude pathspec naming an ignored path makes `git add` exit 1, so stage all, then unstage ours.
+      await git.raw(["add", "-A", "--", ":(top)"]);
+      await git.raw(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", `:(top)${prefix}${GANTRY_DIR}/runs`, `:(top)${prefix}${GANTRY_DIR}/lock`]);
       await git.raw(["commit", "-q", "--no-verify", "--allow-empty", "-m", message]);
       return head();
     },

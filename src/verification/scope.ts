@@ -1,12 +1,23 @@
+import { changedFiles } from "../git/changed-files.js";
 import type { StoryContext } from "../pipeline/story-context.js";
+import { scopedCommand, selectTests } from "./smart-runner.js";
 
 export interface ScopedCommand {
   command: string | undefined;
   note?: string;
 }
 
-/** The test command for a story's verify: the scoped set of tests its change touches, else the full suite. */
+/**
+ * The test command for a story's verify: with `quality.commands.testScoped`, the tests its change
+ * touches since the story's base commit; else, or when no test maps, the full suite — and says which.
+ */
 export async function scopedTestCommand(ctx: StoryContext): Promise<ScopedCommand> {
-  const { test } = ctx.run.config.quality.commands;
-  return { command: test };
+  const { test, testScoped } = ctx.run.config.quality.commands;
+  if (!testScoped) return { command: test };
+  const changed = await changedFiles(ctx.run.root, ctx.baseSha);
+  const selection = await selectTests({ projectRoot: ctx.run.root, changedFiles: changed });
+  if (selection.mode === "scoped") {
+    return { command: scopedCommand(testScoped, selection.files), note: `scoped: ${selection.files.length} test file(s); ${selection.reason}` };
+  }
+  return { command: test ?? testScoped.replace("{{files}}", ""), note: `full suite: ${selection.reason}` };
 }
