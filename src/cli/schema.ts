@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { InputError } from "../config/input-error.js";
 
-export const SCHEMA_NAMES = ["config", "prd"] as const;
+export const SCHEMA_NAMES = ["config", "prd", "hook-payload"] as const;
 
 /** `gantry schema [name]`: prints a committed JSON Schema (generated from the zod schemas). */
 export async function schemaCommand(name: string): Promise<number> {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PrdSchema } from "../prd/story.js";
+import { HookPayloadSchema } from "./hook-payload.js";
 import { ConfigSchema } from "./schema.js";
 
 export const SCHEMA_BASE = "https://gantry.dev/schemas/";
@@ -10,5 +11,9 @@ export function jsonSchemas(): Record<string, object> {
     ...z.toJSONSchema(schema, { io: "input", target: "draft-2020-12" }),
     $id: `${SCHEMA_BASE}${name}.schema.json`,
   });
-  return { config: make("config", ConfigSchema), prd: make("prd", PrdSchema) };
+  return {
+    config: make("config", ConfigSchema),
+    prd: make("prd", PrdSchema),
+    "hook-payload": make("hook-payload", HookPayloadSchema),
+  };
 }
