@@ -43,12 +43,24 @@ export class LedgerReader {
 
   private take(line: string): void {
     if (!line.trim()) return;
+    let value: unknown;
     try {
-      this.entries.push(JSON.parse(line) as LedgerEntry);
+      value = JSON.parse(line);
     } catch {
       this.skipped.push(line);
+      return;
     }
+    // JSON that is not an entry (`null`, a hand edit) is skipped too: readers sort on `at` and key on `tree`.
+    if (isLedgerEntry(value)) this.entries.push(value);
+    else this.skipped.push(line);
   }
+}
+
+/** Whether a parsed line has the fields every reader relies on. */
+export function isLedgerEntry(value: unknown): value is LedgerEntry {
+  if (typeof value !== "object" || value === null) return false;
+  const entry = value as Record<string, unknown>;
+  return ["runId", "storyId", "gate", "verdict", "tree", "at"].every((key) => typeof entry[key] === "string");
 }
 
 /** The latest verdict per gate among entries for one tree (and, when given, one story). */

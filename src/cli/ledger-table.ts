@@ -1,0 +1,59 @@
+import type { LedgerEntry } from "../pipeline/events.js";
+import { shortHash } from "../subscribers/ledger-check.js";
+
+const HEADERS = ["TIME (UTC)", "STORY", "GATE", "VERDICT", "ATTEMPT", "TREE", "DETAIL"] as const;
+
+/** A run's verdicts as an aligned plain-text table, one verdict a row, in file order. */
+export function formatLedgerTable(entries: LedgerEntry[]): string {
+  const rows = entries.map((entry) => [
+    entry.at.replace("T", " ").slice(0, 19),
+    entry.storyId,
+    entry.gate,
+    entry.verdict,
+    String(entry.attempt ?? ""),
+    shortHash(entry.tree),
+    formatDetail(entry.detail),
+  ]);
+  const widths = HEADERS.map((header, i) =>
+    Math.max(header.length, ...rows.map((row) => row[i]?.length ?? 0)),
+  );
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return [line(HEADERS), ...rows.map(line)].map((text) => `${text}\n`).join("");
+}
+
+/**
+ * The detail a reader wants at a glance: the runner and its counts for a test gate, each check for
+ * review, else the detail's plain fields as key=value.
+ */
+export function formatDetail(detail: Record<string, unknown> | undefined): string {
+  if (!detail || typeof detail !== "object") return "";
+  if (typeof detail.runner === "string") {
+    const counts = [`${num(detail.passCount)} passed`, `${num(detail.failCount)} failed`];
+    if (num(detail.skipCount) > 0) counts.push(`${num(detail.skipCount)} skipped`);
+    const status = typeof detail.status === "string" && detail.status !== "PASS" ? ` ${detail.status}` : "";
+    const reason = typeof detail.reason === "string" ? ` — ${oneLine(detail.reason)}` : "";
+    return `${detail.runner}: ${counts.join(", ")}${status}${reason}`;
+  }
+  if (Array.isArray(detail.checks)) {
+    return detail.checks
+      .map(
+        (check: { name?: unknown; success?: unknown }) =>
+          `${String(check?.name)} ${check?.success ? "ok" : "failed"}`,
+      )
+      .join(", ");
+  }
+  return Object.entries(detail)
+    .filter(([, value]) => ["string", "number", "boolean"].includes(typeof value))
+    .map(([key, value]) => `${key}=${oneLine(String(value))}`)
+    .join(" ");
+}
+
+const num = (value: unknown): number => (typeof value === "number" ? value : 0);
+const oneLine = (text: string): string => {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
+};
