@@ -1,0 +1,215 @@
+/**
+ * `node --test`: the spec reporter (`ℹ tests 4` summary), the tap reporter (`# tests 4`), the junit
+ * reporter (`<!-- tests 4 -->` comments) and the dot reporter, which prints no counts at all.
+ * Counts come from the runner's own summary; a test file that failed outside any test (node reports
+ * it as a test named after the file) together with a load error in the output is a BUILD_ERROR.
+ */
+import type { TestFailure } from "../../pipeline/events.js";
+import { failureMessage, looksLikePath } from "./junit.js";
+import { type JUnitFailure, scanJUnit } from "./junit-xml.js";
+import { scanTap } from "./tap.js";
+import type { ParsedTests, TestOutputParser } from "./types.js";
+import { FailureList, failure, finish, indentOf, LOAD_ERROR, sample, splitLines, unparsed } from "./util.js";
+
+const RUNNER = "node-test";
+const SUMMARY_KEYS = new Set([
+  "tests",
+  "suites",
+  "pass",
+  "fail",
+  "cancelled",
+  "skipped",
+  "todo",
+  "duration_ms",
+]);
+const DOT_REASON = "node's dot reporter prints no counts; run with --test-reporter=spec or tap";
+
+function fromSummary(summary: Map<string, number>, failures: TestFailure[], text: string): ParsedTests {
+  if (!summary.has("pass") || !summary.has("fail"))
+    return unparsed(RUNNER, "no node test summary (ℹ tests / # tests) found");
+  const passed = summary.get("pass") ?? 0;
+  const failed = (summary.get("fail") ?? 0) + (summary.get("cancelled") ?? 0);
+  const skipped = (summary.get("skipped") ?? 0) + (summary.get("todo") ?? 0);
+  const fileLevel = failures.find(
+    (f) => f.name.startsWith("/") || /^[A-Za-z]:\\/.test(f.name) || looksLikePath(f.name),
+  );
+  const loadLine = fileLevel ? findLoadError(text) : undefined;
+  if (fileLevel && loadLine) {
+    fileLevel.message = loadLine;
+    fileLevel.file ??= fileLevel.name;
+    return finish(RUNNER, {
+      passed,
+      failed,
+      skipped,
+      failures,
+      buildError: `${fileLevel.name} did not load: ${loadLine}`,
+    });
+  }
+  return finish(RUNNER, {
+    passed,
+    failed,
+    skipped,
+    failures,
+    noTestsReason: "node's test runner reported tests 0",
+  });
+}
+
+function findLoadError(text: string): string | undefined {
+  for (const line of splitLines(text)) {
+    if (line.length < 2000 && LOAD_ERROR.test(line)) {
+      const cleaned = line.replace(/^#\s*/, "").trim();
+      if (!/^at /.test(cleaned)) return cleaned;
+    }
+  }
+  return undefined;
+}
+
+function parseSpec(text: string): ParsedTests {
+  const lines = splitLines(text);
+  let summary = new Map<string, number>();
+  const failures = new FailureList();
+  const suites: { indent: number; name: string }[] = [];
+  const fileByName = new Map<string, string>();
+  let inFailingSection = false;
+  let location: string | undefined;
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i] as string;
+    const indent = indentOf(raw);
+    const line = raw.slice(indent).trimEnd();
+    const stat = /^ℹ ([a-z_]+) (\d+(?:\.\d+)?)$/.exec(line);
+    if (stat && SUMMARY_KEYS.has(stat[1] as string)) {
+      if (stat[1] === "tests") summary = new Map();
+      summary.set(stat[1] as string, Number(stat[2]));
+      continue;
+    }
+    if (line === "✖ failing tests:") {
+      inFailingSection = true;
+      continue;
+    }
+    if (inFailingSection) {
+      const at = /^test at (.+?)(?::\d+){1,2}$/.exec(line);
+      if (at && indent === 0) location = at[1];
+      else if (line.startsWith("✖ ") && indent === 0 && location) {
+        const name = stripDuration(line.slice(2));
+        if (!fileByName.has(name)) fileByName.set(name, location);
+        location = undefined;
+      }
+      continue;
+    }
+    if (line.startsWith("▶ ")) {
+      while (suites.length && (suites[suites.length - 1] as { indent: number }).indent >= indent)
+        suites.pop();
+      suites.push({ indent, name: stripDuration(line.slice(2)) });
+      continue;
+    }
+    const mark = line[0];
+    if (mark !== "✖" && mark !== "✔" && mark !== "﹣" && mark !== "⚠") continue;
+    const name = stripDuration(line.slice(2));
+    while (suites.length && (suites[suites.length - 1] as { indent: number }).indent > indent) suites.pop();
+    const top = suites[suites.length - 1];
+    if (top && top.indent === indent && top.name === name) {
+      suites.pop();
+      continue;
+    }
+    if (mark !== "✖") continue;
+    const body: string[] = [];
+    for (let j = i + 1; j < lines.length; j++) {
+      const next = lines[j] as string;
+      if (next.trim() && indentOf(next) <= indent) break;
+      body.push(next);
+    }
+    const path = suites.filter((s) => s.indent < indent).map((s) => s.name);
+    failures.add(failure([...path, name].join(" > "), messageOf(body)));
+  }
+  for (const f of failures.items) {
+    const leaf = f.name.split(" > ").pop() as string;
+    const file = fileByName.get(leaf);
+    if (file) f.file = file;
+  }
+  return fromSummary(summary, failures.items, text);
+}
+
+function stripDuration(title: string): string {
+  return title
+    .replace(/ # (?:TODO|SKIP)\b.*$| # .*$/, "")
+    .replace(/ \([\d.]+m?s\)$/, "")
+    .trim();
+}
+
+function messageOf(body: readonly string[]): string {
+  const kept: string[] = [];
+  for (const line of body) {
+    const t = line.trim();
+    if (/^at /.test(t)) break;
+    if (t) kept.push(/^'.*'$/.test(t) ? t.slice(1, -1) : t);
+    if (kept.length >= 8) break;
+  }
+  return kept.join("\n") || "failed";
+}
+
+function parseDot(text: string): ParsedTests {
+  const lines = splitLines(text);
+  const start = lines.indexOf("Failed tests:");
+  const failures = new FailureList();
+  if (start >= 0) {
+    for (let i = start + 1; i < lines.length; i++) {
+      const line = lines[i] as string;
+      if (!line.startsWith("✖ ")) continue;
+      const body: string[] = [];
+      for (
+        let j = i + 1;
+        j < lines.length && (!(lines[j] as string).trim() || indentOf(lines[j] as string) > 0);
+        j++
+      ) {
+        body.push(lines[j] as string);
+      }
+      const message = messageOf(body);
+      if (!/^\d+ subtests? failed$/.test(message))
+        failures.add(failure(stripDuration(line.slice(2)), message));
+    }
+  }
+  return unparsed(RUNNER, DOT_REASON, failures.items);
+}
+
+function describeJUnit(f: JUnitFailure): { name: string; file?: string } {
+  const name = f.suite && f.suite !== f.name ? `${f.suite} > ${f.name}` : f.name;
+  return f.name.startsWith("/") ? { name, file: f.name } : { name };
+}
+
+function isDot(text: string): boolean {
+  const first = text.trimStart().split("\n", 1)[0] ?? "";
+  return first.length > 0 && /^[.X]+$/.test(first) && !/^ℹ tests \d+$/m.test(text);
+}
+
+export function parseNodeTest(text: string): ParsedTests {
+  if (/<!--\s*tests \d+\s*-->/.test(text) || (text.includes("<testsuites") && !/^ℹ tests /m.test(text))) {
+    const scan = scanJUnit(text);
+    if (!scan) return unparsed(RUNNER, "no <testsuites> element found");
+    const failures = new FailureList();
+    for (const f of scan.failures) {
+      const { name, file } = describeJUnit(f);
+      failures.add(failure(name, failureMessage(f), file));
+    }
+    return fromSummary(scan.comments, failures.items, text);
+  }
+  if (/^TAP version \d+$/m.test(text) || /^\s*# Subtest: /m.test(text)) {
+    const scan = scanTap(text, { nested: true });
+    return fromSummary(scan.comments, scan.failures, text);
+  }
+  if (isDot(text)) return parseDot(text);
+  return parseSpec(text);
+}
+
+export const nodeTestParser: TestOutputParser = {
+  name: RUNNER,
+  detect(text) {
+    const s = sample(text);
+    return (
+      /^ℹ (?:tests|duration_ms) \d/m.test(s) ||
+      /^# (?:duration_ms|cancelled) \d/m.test(s) ||
+      /<!--\s*(?:tests|duration_ms) \d[\d.]* -->/.test(s) ||
+      (isDot(s) && (/^\s*[.X]+\s*$/.test(s) || /^Failed tests:$/m.test(s)))
+    );
+  },
+  parse: parseNodeTest,
+};
