@@ -63,6 +63,24 @@ program
     exit(await (await import("./cli/parse-tests.js")).parseTestsCommand(file, options)),
   );
 
+const ledger = program
+  .command("ledger")
+  .description("list a run's gate verdicts (the newest run unless --run names one)")
+  .option("--run <id>", "a run id under .gantry/runs/")
+  .option("--dir <path>", "the project root (default: .)")
+  .option("--json", "the entries as a JSON array, on stdout")
+  .action(async (options) => exit(await (await import("./cli/ledger.js")).ledgerCommand(options)));
+
+ledger
+  .command("check")
+  .description("exit 0 only if every mandatory gate passed on the current working tree")
+  .option("--dir <path>", "the project root (default: .)")
+  .option("--feature <name>", "only verdicts recorded for this feature")
+  .option("--json", "machine-readable output, on stdout")
+  .action(async (_options, command) =>
+    exit(await (await import("./cli/ledger.js")).ledgerCheckCommand(command.optsWithGlobals())),
+  );
+
 function exit(code: number): void {
   process.exitCode = code;
 }

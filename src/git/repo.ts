@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { simpleGit } from "simple-git";
+import { type SimpleGit, simpleGit } from "simple-git";
 import type { Judged } from "../pipeline/events.js";
 
 /** gantry's own files never count as the content being judged or the work being committed. */
@@ -71,7 +71,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
           ...environmentWithoutGit(),
           GIT_INDEX_FILE: index,
         });
-        await privateGit.raw(["add", "-A", "--", ":(top)"]);
+        await addAllBut(privateGit, outside);
         await privateGit.raw([
           "rm",
           "-r",
@@ -90,7 +90,16 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     async commitAll(message) {
       // An exclude pathspec naming an ignored path makes `git add` exit 1, so stage all, then unstage ours.
       await git.raw(["add", "-A", "--", ":(top)"]);
-      await git.raw(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", `:(top)${prefix}${GANTRY_DIR}/runs`, `:(top)${prefix}${GANTRY_DIR}/lock`]);
+      await git.raw([
+        "rm",
+        "-r",
+        "-q",
+        "--cached",
+        "--ignore-unmatch",
+        "--",
+        `:(top)${prefix}${GANTRY_DIR}/runs`,
+        `:(top)${prefix}${GANTRY_DIR}/lock`,
+      ]);
       await git.raw(["commit", "-q", "--no-verify", "--allow-empty", "-m", message]);
       return head();
     },
@@ -132,4 +141,16 @@ function environmentWithoutGit(): Record<string, string> {
     if (value !== undefined && !key.startsWith("GIT_")) env[key] = value;
   }
   return env;
+}
+
+/**
+ * `git add -A` of everything except the excluded paths, so gantry's run files are never hashed. When an
+ * excluded path is itself ignored, git stages the rest and still exits 1 ("paths are ignored"): that is fine.
+ */
+async function addAllBut(git: SimpleGit, excludes: string[]): Promise<void> {
+  try {
+    await git.raw(["add", "-A", "--", ":(top)", ...excludes]);
+  } catch (error) {
+    if (!/are ignored by one of your \.gitignore files/.test(String((error as Error).message))) throw error;
+  }
 }

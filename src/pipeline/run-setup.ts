@@ -50,6 +50,7 @@ export async function createRunContext(
   const logger = createRunLogger(runDir, runId);
   const bus = createEventBus({
     runId,
+    flushTimeoutMs: flushTimeout(config),
     onFault: ({ subscriber, event, error }) => {
       const message = error instanceof Error ? error.message : String(error);
       logger.warn({ subscriber, event, err: message }, "subscriber failed");
@@ -84,4 +85,15 @@ export async function createRunContext(
     requests,
   };
   return { run, control, closeLog: () => logger.flush() };
+}
+
+/** Long enough for the slowest configured hook (a vetoing on-story-start must be heard), at least 30 s. */
+function flushTimeout(config: Config): number {
+  let longest = 10_000;
+  for (const entries of Object.values(config.hooks)) {
+    for (const entry of Array.isArray(entries) ? entries : [entries]) {
+      if (typeof entry === "object" && entry.timeoutMs) longest = Math.max(longest, entry.timeoutMs);
+    }
+  }
+  return Math.max(30_000, longest + 5_000);
 }

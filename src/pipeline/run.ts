@@ -42,12 +42,7 @@ export async function runFeature(options: RunOptions): Promise<number> {
     await checkStart(options);
     const prd = loadPrd(options.prdPath);
     const { run, closeLog } = await createRunContext({ ...options, prd });
-    const unwire = wireSubscribers(run.bus, {
-      runDir: run.runDir,
-      feature: run.feature,
-      logger: run.logger,
-      progress: options.progress,
-    });
+    const unwire = wireSubscribers(run.bus, { ...run, warn: options.warn, progress: options.progress });
     const started = performance.now();
     const walk: Walk = { outcomes: [], postRunFailures: [] };
     try {

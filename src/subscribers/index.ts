@@ -1,6 +1,9 @@
+import type { Config } from "../config/schema.js";
 import type { EventBus } from "../pipeline/event-bus.js";
+import type { RunControl } from "../pipeline/run-control.js";
 import type { Logger } from "../util/logger.js";
 import { wireEventsLog } from "./events-log.js";
+import { wireHooks } from "./hooks.js";
 import { wireLedger } from "./ledger.js";
 import { wireProgress } from "./progress.js";
 import { wireRunLog } from "./run-log.js";
@@ -8,7 +11,11 @@ import { wireRunLog } from "./run-log.js";
 export interface SubscriberDeps {
   runDir: string;
   feature: string;
+  root: string;
+  config: Config;
+  control: RunControl;
   logger: Logger;
+  warn: (line: string) => void;
   /** Where plain progress lines go; undefined for none (e.g. --json). */
   progress?: (line: string) => void;
 }
@@ -22,6 +29,7 @@ export function wireSubscribers(bus: EventBus, deps: SubscriberDeps): () => void
     wireLedger(bus, { runDir: deps.runDir, feature: deps.feature }),
     wireEventsLog(bus, { runDir: deps.runDir }),
     wireRunLog(bus, deps.logger),
+    wireHooks(bus, deps),
   ];
   if (deps.progress) disposers.push(wireProgress(bus, { write: deps.progress }));
   return () => {

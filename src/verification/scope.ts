@@ -17,7 +17,10 @@ export async function scopedTestCommand(ctx: StoryContext): Promise<ScopedComman
   const changed = await changedFiles(ctx.run.root, ctx.baseSha);
   const selection = await selectTests({ projectRoot: ctx.run.root, changedFiles: changed });
   if (selection.mode === "scoped") {
-    return { command: scopedCommand(testScoped, selection.files), note: `scoped: ${selection.files.length} test file(s); ${selection.reason}` };
+    return {
+      command: scopedCommand(testScoped, selection.files),
+      note: `scoped: ${selection.files.length} test file(s); ${selection.reason}`,
+    };
   }
   return { command: test ?? testScoped.replace("{{files}}", ""), note: `full suite: ${selection.reason}` };
 }

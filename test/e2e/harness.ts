@@ -34,7 +34,7 @@ export interface ProjectSpec {
 }
 
 export const passingTest = (name: string, body = "assert.equal(1 + 1, 2);") =>
-  `import assert from "node:assert/strict";\nimport { test } from "node:test";\ntest(${JSON.stringify(name)}, () => {\n  ${body}\n});\n`;
+  `import assert from "node:assert/strict";\nimport { test } from "node:test";\ntest(${JSON.stringify(name)}, async () => {\n  ${body}\n});\n`;
 export const failingTest = (name: string) => passingTest(name, "assert.equal(1 + 1, 3);");
 
 /** The config every e2e project starts from: node's test runner, Biome lint with useConst as an error. */
@@ -91,6 +91,16 @@ export function git(root: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd: root, encoding: "utf8" });
 }
 
+/**
+ * The environment gantry runs with in tests: without node's test-runner context, which would make the
+ * project's own `node --test` think it is nested and skip every file.
+ */
+export function cliEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  delete env.NODE_TEST_CONTEXT;
+  return env;
+}
+
 export interface CliResult {
   code: number | null;
   stdout: string;
@@ -106,7 +116,7 @@ export function gantry(
   return new Promise((resolvePromise) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: root,
-      env: { ...process.env, ...options.env },
+      env: cliEnvironment(options.env),
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
