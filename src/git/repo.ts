@@ -1,8 +1,9 @@
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { type SimpleGit, simpleGit } from "simple-git";
+import { simpleGit } from "simple-git";
 import type { Judged } from "../pipeline/events.js";
+import { runGit } from "./exec.js";
 
 /** gantry's own files never count as the content being judged or the work being committed. */
 const GANTRY_DIR = ".gantry";
@@ -67,21 +68,14 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       try {
         const userIndex = join(gitDir, "index");
         if (existsSync(userIndex)) copyFileSync(userIndex, index);
-        const privateGit = simpleGit({ baseDir: projectRoot, allowEnvironment: ["GIT_INDEX_FILE"] }).env({
-          ...environmentWithoutGit(),
-          GIT_INDEX_FILE: index,
-        });
-        await addAllBut(privateGit, outside);
-        await privateGit.raw([
-          "rm",
-          "-r",
-          "-q",
-          "--cached",
-          "--ignore-unmatch",
-          "--",
-          `:(top)${prefix}${GANTRY_DIR}`,
-        ]);
-        const tree = (await privateGit.raw(["write-tree"])).trim();
+        const env = { GIT_INDEX_FILE: index };
+        await addAllBut(projectRoot, env, outside);
+        await runGit(
+          projectRoot,
+          ["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", `:(top)${prefix}${GANTRY_DIR}`],
+          env,
+        );
+        const tree = (await runGit(projectRoot, ["write-tree"], env)).trim();
         return { sha: await head(), tree };
       } finally {
         rmSync(dir, { recursive: true, force: true });
@@ -134,22 +128,13 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   };
 }
 
-/** simple-git refuses most GIT_* variables in a custom environment; the private index needs only its own. */
-function environmentWithoutGit(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith("GIT_")) env[key] = value;
-  }
-  return env;
-}
-
 /**
  * `git add -A` of everything except the excluded paths, so gantry's run files are never hashed. When an
  * excluded path is itself ignored, git stages the rest and still exits 1 ("paths are ignored"): that is fine.
  */
-async function addAllBut(git: SimpleGit, excludes: string[]): Promise<void> {
+async function addAllBut(root: string, env: Record<string, string>, excludes: string[]): Promise<void> {
   try {
-    await git.raw(["add", "-A", "--", ":(top)", ...excludes]);
+    await runGit(root, ["add", "-A", "--", ":(top)", ...excludes], env);
   } catch (error) {
     if (!/are ignored by one of your \.gitignore files/.test(String((error as Error).message))) throw error;
   }
