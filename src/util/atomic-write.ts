@@ -1,5 +1,5 @@
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { dirname, basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 
 /** Writes a whole file so that a crash at any moment leaves either the old content or the new: temp file, fsync, rename. */
 export function writeFileAtomic(path: string, content: string): void {
