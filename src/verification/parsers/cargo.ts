@@ -42,7 +42,7 @@ export function parseCargo(text: string): ParsedTests {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
     if (/^\s+(?:Running|Doc-tests) /.test(line)) {
-      const rest = line.trim();
+      const rest = line.trim().replace(/^Running /, "");
       const cut = rest.indexOf(" (");
       target = cut > 0 ? rest.slice(0, cut) : rest;
       continue;

@@ -67,7 +67,8 @@ function findLoadError(text: string): string | undefined {
 function parseSpec(text: string): ParsedTests {
   const lines = splitLines(text);
   let summary = new Map<string, number>();
-  const failures = new FailureList();
+  let failures = new FailureList();
+  let summarised = new FailureList();
   const suites: { indent: number; name: string }[] = [];
   const fileByName = new Map<string, string>();
   let inFailingSection = false;
@@ -78,7 +79,12 @@ function parseSpec(text: string): ParsedTests {
     const line = raw.slice(indent).trimEnd();
     const stat = /^ℹ ([a-z_]+) (\d+(?:\.\d+)?)$/.exec(line);
     if (stat && SUMMARY_KEYS.has(stat[1] as string)) {
-      if (stat[1] === "tests") summary = new Map();
+      if (stat[1] === "tests") {
+        // A new summary (watch mode reruns): it covers the failures printed since the last one.
+        summary = new Map();
+        summarised = failures;
+        failures = new FailureList();
+      }
       summary.set(stat[1] as string, Number(stat[2]));
       continue;
     }
@@ -86,6 +92,7 @@ function parseSpec(text: string): ParsedTests {
       inFailingSection = true;
       continue;
     }
+    if (inFailingSection && indent === 0 && /^[✔▶﹣ℹ]/.test(line)) inFailingSection = false;
     if (inFailingSection) {
       const at = /^test at (.+?)(?::\d+){1,2}$/.exec(line);
       if (at && indent === 0) location = at[1];
@@ -121,12 +128,12 @@ function parseSpec(text: string): ParsedTests {
     const path = suites.filter((s) => s.indent < indent).map((s) => s.name);
     failures.add(failure([...path, name].join(" > "), messageOf(body)));
   }
-  for (const f of failures.items) {
+  for (const f of summarised.items) {
     const leaf = f.name.split(" > ").pop() as string;
     const file = fileByName.get(leaf);
     if (file) f.file = file;
   }
-  return fromSummary(summary, failures.items, text);
+  return fromSummary(summary, summarised.items, text);
 }
 
 function stripDuration(title: string): string {

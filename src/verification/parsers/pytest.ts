@@ -27,8 +27,10 @@ function parseText(text: string): ParsedTests {
   let summary: Record<string, number> | undefined;
   let noTestsRan = false;
   let collectionErrors = 0;
-  const details = new Map<string, Detail>();
-  const listed = new FailureList();
+  let details = new Map<string, Detail>();
+  let listed = new FailureList();
+  // The failures of the run the last summary line closed (pytest-watch and friends print several).
+  let summarised = { listed, details, collectionErrors };
   let section = "";
   let heading: string | undefined;
   let body: string[] = [];
@@ -46,6 +48,10 @@ function parseText(text: string): ParsedTests {
     const m = line.length < 400 ? SUMMARY.exec(line) : null;
     if (m && (line.startsWith("=") || !line.startsWith(" "))) {
       closeHeading();
+      summarised = { listed, details, collectionErrors };
+      listed = new FailureList();
+      details = new Map();
+      collectionErrors = 0;
       if (m[1] === "no tests ran") {
         noTestsRan = true;
         summary = {};
@@ -88,7 +94,7 @@ function parseText(text: string): ParsedTests {
   }
   closeHeading();
   if (!summary) return unparsed(RUNNER, "no pytest summary line (N passed/failed in Xs) found");
-  if (noTestsRan)
+  if (noTestsRan) {
     return finish(RUNNER, {
       passed: 0,
       failed: 0,
@@ -96,27 +102,30 @@ function parseText(text: string): ParsedTests {
       failures: [],
       noTestsReason: "pytest: no tests ran",
     });
+  }
+  const failures = summarised.listed;
   // Without a short summary (-rN), the FAILURES section headings are all there is.
-  if (listed.length === 0) {
-    for (const [name, detail] of details)
-      listed.add(failure(name.replace(/^ERROR collecting /, ""), detail.message, detail.file));
+  if (failures.length === 0) {
+    for (const [name, detail] of summarised.details) {
+      failures.add(failure(name.replace(/^ERROR collecting /, ""), detail.message, detail.file));
+    }
   }
   const s = summary;
   const passed = (s.passed ?? 0) + (s.xpassed ?? 0);
   const failed = (s.failed ?? 0) + (s.error ?? 0);
   const skipped = (s.skipped ?? 0) + (s.xfailed ?? 0);
-  if (collectionErrors > 0) {
-    const first = listed.items[0];
+  if (summarised.collectionErrors > 0) {
+    const first = failures.items[0];
     const reason = first
       ? `${first.file ?? first.name} did not load: ${first.message.split("\n").pop()}`
       : "errors during collection";
-    return finish(RUNNER, { passed, failed, skipped, failures: listed.items, buildError: reason });
+    return finish(RUNNER, { passed, failed, skipped, failures: failures.items, buildError: reason });
   }
   return finish(RUNNER, {
     passed,
     failed,
     skipped,
-    failures: listed.items,
+    failures: failures.items,
     noTestsReason: "pytest ran no test",
   });
 }
@@ -172,6 +181,9 @@ export const pytestParser: TestOutputParser = {
       /^=+ test session starts =+$/m.test(s) ||
       /<testsuite name="pytest"|<testsuites name="pytest tests"/.test(s) ||
       /^=+ short test summary info =+$/m.test(s) ||
+      /^=+ (?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)(?:, )?)+ in [\d.]+s(?: \([\d:.]+\))? =+$/m.test(
+        s,
+      ) ||
       /^(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected)(?:, )?)+ in [\d.]+s(?: \([\d:.]+\))?$/m.test(
         s,
       ) ||

@@ -204,7 +204,11 @@ export function tapToParsed(runner: string, scan: TapScan): ParsedTests {
 export const tapParser: TestOutputParser = {
   name: "tap",
   detect(text) {
-    return /^TAP version \d+$|^1\.\.\d+(?:\s*#.*)?$/m.test(sample(text));
+    const s = sample(text);
+    // A plan, a version line, or (for a log whose head was cut off) numbered test lines.
+    if (/^TAP version \d+$|^1\.\.\d+(?:\s*#.*)?$/m.test(s)) return true;
+    const numbered = /^(?:not )?ok \d+\b/gm;
+    return numbered.test(s) && numbered.test(s);
   },
   parse: (text) => tapToParsed("tap", scanTap(text)),
 };
