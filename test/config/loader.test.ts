@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { InputError } from "../../src/config/input-error.js";
+import { loadConfig, parseConfig } from "../../src/config/loader.js";
+import { mandatoryGates } from "../../src/config/schema.js";
+
+function projectWith(config: string): string {
+  const root = mkdtempSync(join(tmpdir(), "gantry-config-"));
+  mkdirSync(join(root, ".gantry"));
+  writeFileSync(join(root, ".gantry", "config.json"), config);
+  return root;
+}
+
+describe("config loading", () => {
+  it("fills defaults when there is no config file", () => {
+    const config = loadConfig(mkdtempSync(join(tmpdir(), "gantry-config-")));
+    assert.equal(config.execution.maxStageRetries, 5);
+    assert.equal(config.execution.regression.mode, "deferred");
+    assert.deepEqual(config.routing.tiers, ["fast", "balanced", "powerful"]);
+    assert.deepEqual(mandatoryGates(config), ["verify", "review"]);
+  });
+
+  it("adds regression to the mandatory gates when it runs inline, and CLI overrides win", () => {
+    const config = loadConfig(projectWith('{"execution": {"regression": {"mode": "deferred"}}}'), {
+      regressionMode: "inline",
+    });
+    assert.deepEqual(mandatoryGates(config), ["verify", "review", "regression"]);
+  });
+
+  it("rejects unknown keys naming the path", () => {
+    assert.throws(
+      () => parseConfig("c.json", { execution: { rectify: { enabled: true, maxAttempt: 2 } } }),
+      (e: unknown) =>
+        e instanceof InputError &&
+        /c\.json: execution\.rectify: Unrecognized key: "maxAttempt"/.test(e.message),
+    );
+  });
+
+  it("rejects an unknown hook event naming the valid ones", () => {
+    assert.throws(
+      () => parseConfig("c.json", { hooks: { "on-finish": "x" } }),
+      /valid hook events: on-start, on-story-start/,
+    );
+  });
+
+  it("reports a truncated file with its line and column", () => {
+    assert.throws(
+      () => loadConfig(projectWith('{\n  "agent": {\n')),
+      /config\.json: line 3, column 1: not valid JSON/,
+    );
+  });
+});

@@ -1,0 +1,111 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { baseConfig, gantry, git, makeProject, passingTest, prdStories } from "./harness.js";
+
+const story = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  title: `Story ${id}`,
+  routing: { complexity: "simple" },
+  ...extra,
+});
+const files = (name: string) => ({
+  write: { [`src/${name}.js`]: `export const ${name} = 1;\n`, [`test/${name}.test.js`]: passingTest(name) },
+});
+
+describe("gantry commands", { concurrency: 2 }, () => {
+  it("validate accepts a good project and names the file and path of a bad PRD, exit 2, nothing written", async () => {
+    const root = makeProject({ stories: [story("US-1")], plan: {} });
+    const ok = await gantry(root, ["validate"]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /ok: config and 1 feature\(s\), 1 stories/);
+    const prdPath = join(root, ".gantry/features/f/prd.json");
+    writeFileSync(
+      prdPath,
+      JSON.stringify({ userStories: [story("US-1"), story("US-2", { dependencies: ["US-9"] })] }),
+    );
+    const before = readFileSync(prdPath, "utf8");
+    for (const args of [["validate"], ["run", "--feature", "f", "--allow-dirty"]]) {
+      const bad = await gantry(root, args);
+      assert.equal(bad.code, 2, args.join(" "));
+      assert.equal(bad.stderr.trim().split("\n").length, 1);
+      assert.match(
+        bad.stderr,
+        /\.gantry\/features\/f\/prd\.json: userStories\[1\]\.dependencies\[0\]: depends on "US-9"/,
+      );
+    }
+    assert.equal(readFileSync(prdPath, "utf8"), before);
+    assert.equal(existsSync(join(root, ".gantry/runs")), false);
+  });
+
+  it("usage errors exit 2: unknown option, missing --feature, unknown feature, unknown --story", async () => {
+    const root = makeProject({ stories: [story("US-1")], plan: {} });
+    for (const args of [
+      ["run", "--feature", "f", "--bogus"],
+      ["run"],
+      ["run", "--feature", "nope"],
+      ["run", "--feature", "f", "--story", "US-7"],
+      ["schema", "nope"],
+    ]) {
+      const result = await gantry(root, args);
+      assert.equal(result.code, 2, `${args.join(" ")}: ${result.stderr}`);
+      assert.doesNotMatch(result.stderr, /\n\s+at /, "no stack trace");
+    }
+  });
+
+  it("--dry-run prints the plan and writes nothing; status and schema print what they say", async () => {
+    const root = makeProject({
+      stories: [story("US-1"), story("US-2", { dependencies: ["US-1"] })],
+      plan: {},
+    });
+    const dry = await gantry(root, ["run", "--feature", "f", "--dry-run", "--json"]);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.deepEqual(
+      JSON.parse(dry.stdout).plan.map((p: { id: string; tier: string }) => `${p.id}:${p.tier}`),
+      ["US-1:fast", "US-2:fast"],
+    );
+    assert.equal(existsSync(join(root, ".gantry/runs")), false);
+    assert.equal(git(root, "status", "--porcelain"), "");
+    const status = await gantry(root, ["status", "--feature", "f"]);
+    assert.match(status.stdout, /f: 2 pending/);
+    const schema = await gantry(root, ["schema", "prd"]);
+    assert.equal(JSON.parse(schema.stdout).$id, "https://gantry.dev/schemas/prd.schema.json");
+  });
+
+  it("--json prints only the machine-readable summary on stdout", async () => {
+    const root = makeProject({ stories: [story("US-1")], plan: { "US-1": [files("one")] } });
+    const result = await gantry(root, ["run", "--feature", "f", "--json"]);
+    assert.equal(result.code, 0, result.stderr);
+    const parsed = JSON.parse(result.stdout);
+    assert.deepEqual(parsed.stories, [{ id: "US-1", title: "Story US-1", status: "passed" }]);
+  });
+
+  it("reaching execution.maxIterations pauses the run: exit 3, the rest left for the next run", async () => {
+    const config = baseConfig();
+    config.execution = { ...(config.execution as object), maxIterations: 1 };
+    const root = makeProject({
+      stories: [story("US-1"), story("US-2")],
+      plan: { "US-1": [files("one")], "US-2": [files("two")] },
+      config,
+    });
+    const result = await gantry(root, ["run", "--feature", "f"]);
+    assert.equal(result.code, 3, result.stdout + result.stderr);
+    assert.match(result.stdout, /run paused: execution\.maxIterations \(1\) reached/);
+    assert.equal(prdStories(root)["US-1"]?.status, "passed");
+    assert.notEqual(prdStories(root)["US-2"]?.status, "passed");
+  });
+
+  it("a dirty working tree is refused unless --allow-dirty", async () => {
+    const root = makeProject({ stories: [story("US-1")], plan: { "US-1": [files("one")] } });
+    writeFileSync(join(root, "notes.txt"), "mine\n");
+    const refused = await gantry(root, ["run", "--feature", "f"]);
+    assert.equal(refused.code, 2);
+    assert.match(
+      refused.stderr,
+      /uncommitted changes \(notes\.txt\); commit or stash them, or pass --allow-dirty/,
+    );
+    const allowed = await gantry(root, ["run", "--feature", "f", "--allow-dirty"]);
+    assert.equal(allowed.code, 0, allowed.stderr);
+  });
+});
