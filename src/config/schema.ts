@@ -91,6 +91,14 @@ export const ConfigSchema = z
           .prefault({}),
       })
       .prefault({}),
+    verify: z
+      .strictObject({
+        /** Run each added/changed test without the story's production changes; a test that still passes is a fail. */
+        testStrength: z.boolean().default(false),
+        /** More mapped test files than this and the full suite runs instead. */
+        maxScopedFiles: z.number().int().positive().default(50),
+      })
+      .prefault({}),
     routing: z
       .strictObject({
         tiers: z.array(z.string().min(1)).min(1).default(["fast", "balanced", "powerful"]),
