@@ -30,7 +30,7 @@ export const EXIT = { ok: 0, failed: 1, usage: 2, paused: 3, interrupted: 130 } 
 
 interface Walk {
   exitCode?: number;
-  outcomes: StoryOutcome[];
+  outcomes: (StoryOutcome & { storyId: string })[];
   pauseReason?: string;
   postRunFailures: PostRunResult[];
 }
@@ -90,7 +90,7 @@ async function walkStories(run: RunContext, options: RunOptions, walk: Walk): Pr
     walk.pauseReason = options.signal.aborted ? "interrupted" : run.requests.pauseReason;
     if (walk.pauseReason) break;
     const outcome = await executeStory(run, story);
-    walk.outcomes.push(outcome);
+    walk.outcomes.push({ ...outcome, storyId: story.id });
     if (outcome.status === "passed") passed.push({ id: story.id, files: await run.git.commitFiles("HEAD") });
     await run.bus.flush();
     if (outcome.status === "paused") {
@@ -106,6 +106,12 @@ async function walkStories(run: RunContext, options: RunOptions, walk: Walk): Pr
     if (check.ran && !check.success) {
       walk.postRunFailures.push(check);
       options.warn(`gantry: ${check.name} failed: ${check.reason}`);
+      for (const id of check.implicated) {
+        // Its commit stands (nothing is lost), but the story is not done: the suite fails because of it.
+        run.stories.update(id, { status: "failed", failureReason: `${check.name}: ${check.reason}` });
+        const outcome = walk.outcomes.find((o) => o.storyId === id);
+        if (outcome) Object.assign(outcome, { status: "failed", reason: check.reason });
+      }
     }
   }
 }

@@ -109,3 +109,46 @@ describe("gantry commands", { concurrency: 2 }, () => {
     assert.equal(allowed.code, 0, allowed.stderr);
   });
 });
+
+describe("deferred regression", () => {
+  it("runs the full suite once after the stories, puts a failure on the story whose test fails, exit 1", async () => {
+    const config = baseConfig();
+    (config.quality as { commands: Record<string, string> }).commands.testScoped =
+      "node --test --test-reporter=spec {{files}}";
+    const readsData = `import assert from "node:assert/strict";\nimport { readFileSync } from "node:fs";\nimport { test } from "node:test";\ntest("one reads data", () => {\n  assert.equal(JSON.parse(readFileSync("data/values.json", "utf8")).limit, 1);\n});\n`;
+    const root = makeProject({
+      stories: [story("US-1"), story("US-2")],
+      plan: {
+        "US-1": [
+          {
+            write: {
+              "src/one.js": "export const one = 1;\n",
+              "test/one.test.js": readsData,
+              "data/values.json": '{"limit": 1}\n',
+            },
+          },
+        ],
+        // US-2's scoped tests pass, but its data change breaks US-1's test, which its imports do not reach.
+        "US-2": [
+          {
+            write: {
+              "src/two.js": "export const two = 2;\n",
+              "test/two.test.js": passingTest("two"),
+              "data/values.json": '{"limit": 2}\n',
+            },
+          },
+        ],
+      },
+      config,
+    });
+    const result = await gantry(root, ["run", "--feature", "f"]);
+    assert.equal(result.code, 1, result.stdout + result.stderr);
+    assert.match(
+      result.stderr,
+      /deferred-regression failed: full suite TEST_FAILURE \(1 failed\); the failing tests are reached by US-1/,
+    );
+    assert.equal(prdStories(root)["US-1"]?.status, "failed");
+    assert.equal(prdStories(root)["US-2"]?.status, "passed");
+    assert.match(git(root, "log", "--format=%s"), /gantry\(US-1\)/, "the commit stands: nothing is lost");
+  });
+});

@@ -1,5 +1,7 @@
+import { isAbsolute, relative } from "node:path";
 import type { RunContext } from "../../pipeline/run-context.js";
 import { runVerification } from "../../verification/orchestrator.js";
+import { selectTests } from "../../verification/smart-runner.js";
 
 export const RUN_SCOPE = "*";
 
@@ -12,14 +14,18 @@ export interface PostRunResult {
   implicated: string[];
 }
 
+export interface PassedStory {
+  id: string;
+  /** Files its commit changed, relative to the project root. */
+  files: string[];
+}
+
 /**
- * Once after every story, when `regression.mode` is deferred: the full suite on the final tree. A
- * failure in a test file some passed story changed is put on that story; the run fails either way.
+ * Once after every story, when `regression.mode` is deferred: the full suite on the final tree. Each
+ * failing test is put on the stories whose change reaches it (the test itself, a test beside or
+ * mirroring a changed file, or one importing it); the run fails either way.
  */
-export async function deferredRegression(
-  run: RunContext,
-  passed: { id: string; files: string[] }[],
-): Promise<PostRunResult> {
+export async function deferredRegression(run: RunContext, passed: PassedStory[]): Promise<PostRunResult> {
   const name = "deferred-regression";
   if (run.config.execution.regression.mode !== "deferred" || passed.length === 0) {
     return { name, ran: false, success: true, implicated: [] };
@@ -31,9 +37,24 @@ export async function deferredRegression(
     attempt: 1,
   });
   if (result.success) return { name, ran: true, success: true, implicated: [] };
-  const failingFiles = new Set(result.failures.map((f) => f.file).filter((f): f is string => Boolean(f)));
-  const implicated = passed.filter((s) => s.files.some((file) => failingFiles.has(file))).map((s) => s.id);
-  const where = implicated.length > 0 ? `; failing tests touch ${implicated.join(", ")}` : "";
+  const failing = new Set(
+    result.failures.flatMap((f) => (f.file ? [projectRelative(run.root, f.file)] : [])),
+  );
+  const implicated: string[] = [];
+  for (const story of passed) {
+    const reached = await selectTests({
+      projectRoot: run.root,
+      changedFiles: story.files,
+      maxFiles: Number.MAX_SAFE_INTEGER,
+      maxShare: 1,
+    });
+    const touched = new Set([...story.files, ...reached.files]);
+    if ([...failing].some((file) => touched.has(file))) implicated.push(story.id);
+  }
+  const where =
+    implicated.length > 0
+      ? `; the failing tests are reached by ${implicated.join(", ")}`
+      : "; no story's change reaches the failing tests";
   return {
     name,
     ran: true,
@@ -41,4 +62,9 @@ export async function deferredRegression(
     reason: `full suite ${result.status} (${result.failCount} failed)${where}`,
     implicated,
   };
+}
+
+function projectRelative(root: string, file: string): string {
+  const path = file.startsWith("file://") ? new URL(file).pathname : file;
+  return isAbsolute(path) ? relative(root, path) : path.replace(/^\.\//, "");
 }
