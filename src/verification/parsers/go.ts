@@ -11,7 +11,7 @@ import { FailureList, failure, finish, sample, splitLines, unparsed } from "./ut
 const RUNNER = "go";
 const PACKAGE_LINE = /^(ok|FAIL|\?)\s+(\S+)\s+(\d+(?:\.\d+)?s\b.*|\(cached\).*|\[.*)$/;
 const RESULT_LINE = /^\s*--- (PASS|FAIL|SKIP): (\S+) \(/;
-const LOG_LINE = /^\s+([\w.-]+\.go):\d+: (.*)$/;
+const LOG_LINE = /^\s+[\w.-]+\.go:\d+: /;
 const UNCOUNTED =
   "go test without -v prints no per-test results for passing packages (only `ok  pkg 0.01s`); run it with -v or -json";
 
@@ -26,20 +26,36 @@ interface Totals {
   packages: number;
 }
 
+const RING = 256;
+
 class PackageState {
   results = new Map<string, string>();
-  logs = new Map<string, string[]>();
+  /** Logs of failed tests, taken when their `--- FAIL` line comes (with -v the logs come first). */
+  failLogs = new Map<string, string[]>();
   current: string | undefined;
   lastResult: string | undefined;
   sawRun = false;
   buildOutput: string[] = [];
   panic: string | undefined;
+  // The last RING log lines and the tests they belong to: no allocation per passing test.
+  private ringName: (string | undefined)[] = [];
+  private ringLine: string[] = [];
+  private ringPos = 0;
 
   log(name: string | undefined, line: string): void {
     if (!name) return;
-    const lines = this.logs.get(name) ?? [];
-    if (lines.length < 8) lines.push(line);
-    this.logs.set(name, lines);
+    this.ringName[this.ringPos] = name;
+    this.ringLine[this.ringPos] = line;
+    this.ringPos = (this.ringPos + 1) % RING;
+  }
+
+  logsOf(name: string): string[] {
+    const found: string[] = [];
+    for (let k = 0; k < RING && found.length < 8; k++) {
+      const i = (this.ringPos + k) % RING;
+      if (this.ringName[i] === name) found.push(this.ringLine[i] as string);
+    }
+    return found;
   }
 }
 
@@ -69,7 +85,7 @@ function closePackage(pkg: string, status: string, rest: string, state: PackageS
     else {
       failedHere++;
       totals.failed++;
-      const logs = state.logs.get(name) ?? [];
+      const logs = state.failLogs.get(name) ?? state.logsOf(name);
       const file = /^([\w.-]+\.go):/.exec(logs[0] ?? "")?.[1];
       const message = logs.map((l) => l.replace(/^[\w.-]+\.go:\d+: /, "")).join("\n");
       totals.failures.add(failure(name, message || state.panic || `failed in ${pkg}`, file ?? pkg));
@@ -103,7 +119,10 @@ export function parseGoText(text: string): ParsedTests {
   let state = new PackageState();
   let inBuildOutput = false;
   for (const line of splitLines(text)) {
-    const pkgLine = PACKAGE_LINE.exec(line);
+    const c = line.charCodeAt(0);
+    // Package lines start with o(k), F(AIL) or ?; everything else this parser reads is indented or starts
+    // with "=== ", "--- ", "# " or "panic: ".
+    const pkgLine = c === 111 || c === 70 || c === 63 ? PACKAGE_LINE.exec(line) : null;
     if (pkgLine) {
       closePackage(pkgLine[2] as string, pkgLine[1] as string, pkgLine[3] as string, state, totals);
       state = new PackageState();
@@ -118,24 +137,22 @@ export function parseGoText(text: string): ParsedTests {
       if (state.buildOutput.length < 20 && line.trim()) state.buildOutput.push(line);
       continue;
     }
-    const run = /^=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)/.exec(line);
+    const run = c === 61 ? /^=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)/.exec(line) : null;
     if (run) {
       state.sawRun = true;
       state.current = run[1];
       continue;
     }
-    const result = RESULT_LINE.exec(line);
+    const result = c === 45 || c === 32 || c === 9 ? RESULT_LINE.exec(line) : null;
     if (result) {
-      state.results.set(result[2] as string, result[1] as string);
-      state.lastResult = result[2];
+      const name = result[2] as string;
+      state.results.set(name, result[1] as string);
+      state.lastResult = name;
+      if (result[1] === "FAIL" && state.sawRun) state.failLogs.set(name, state.logsOf(name));
       continue;
     }
-    const log = LOG_LINE.exec(line);
-    if (log) {
-      state.log(
-        state.sawRun ? state.current : state.lastResult,
-        `${log[1]}:${line.trim().slice((log[1] as string).length + 1)}`,
-      );
+    if ((c === 32 || c === 9) && LOG_LINE.test(line)) {
+      state.log(state.sawRun ? state.current : state.lastResult, line.trim());
       continue;
     }
     if (line.startsWith("panic: ") && !state.panic) state.panic = line.trim();

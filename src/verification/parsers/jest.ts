@@ -26,6 +26,15 @@ function parse(text: string): ParsedTests {
   let noTests = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] as string;
+    // Most lines are test results (`    ✓ name`): only lines starting with P, F, T, N or `  ●` matter.
+    const c = line.charCodeAt(0);
+    if (
+      c === 32
+        ? line.charCodeAt(1) !== 80 && line.charCodeAt(1) !== 70 && line.charCodeAt(2) !== 0x25cf
+        : c !== 80 && c !== 70 && c !== 84 && c !== 78
+    ) {
+      continue;
+    }
     // `FAIL ./a.test.js (5.1 s)`; with colours the badge is padded: ` FAIL  ./a.test.js`.
     const header = /^ ?(PASS|FAIL) {1,2}(\S+)/.exec(line);
     if (header) {

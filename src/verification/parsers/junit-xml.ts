@@ -33,7 +33,8 @@ export interface JUnitScan {
 
 interface SuiteState {
   name: string;
-  attrs: Record<string, string>;
+  /** The start tag's text, read for its totals when the suite closes. */
+  tag: string;
   hasChildSuites: boolean;
   cases: number;
   failedCases: number;
@@ -47,8 +48,6 @@ interface CaseState {
   outcome: "passed" | "failed" | "skipped";
   failure?: JUnitFailure;
 }
-
-const ATTR = /([A-Za-z_][\w:.-]*)\s*=\s*(?:"([^"]*)"|'([^']*)')/g;
 
 export function decodeEntities(text: string): string {
   if (!text.includes("&")) return text;
@@ -72,31 +71,37 @@ export function decodeEntities(text: string): string {
   });
 }
 
-function parseAttrs(tag: string): Record<string, string> {
-  const attrs: Record<string, string> = {};
-  ATTR.lastIndex = 0;
-  for (let m = ATTR.exec(tag); m; m = ATTR.exec(tag)) {
-    attrs[(m[1] as string).toLowerCase()] = decodeEntities(m[2] ?? m[3] ?? "");
+const attrPatterns = new Map<string, RegExp>();
+
+/** One attribute's decoded value from a start tag's text, without building the whole attribute set. */
+function attr(tag: string, name: string): string | undefined {
+  let pattern = attrPatterns.get(name);
+  if (!pattern) {
+    pattern = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, "i");
+    attrPatterns.set(name, pattern);
   }
-  return attrs;
+  const m = pattern.exec(tag);
+  return m ? decodeEntities(m[1] ?? m[2] ?? "") : undefined;
 }
 
-function attrInt(attrs: Record<string, string>, key: string): number | undefined {
-  const raw = attrs[key];
+function attrInt(tag: string, name: string): number | undefined {
+  const raw = attr(tag, name);
   if (raw === undefined || !/^\s*\d+\s*$/.test(raw)) return undefined;
   return Number.parseInt(raw, 10);
 }
 
-/** Index of the `>` that ends the tag opened at `from`, skipping quoted attribute values. */
+const TAG_SPECIAL = /[<>"']/g;
+
+/** Index of the `>` that ends the tag opened at `from`, skipping quoted attribute values; -1 if none. */
 function tagEnd(text: string, from: number): number {
-  let quote = "";
-  for (let i = from; i < text.length; i++) {
-    const ch = text[i];
-    if (quote) {
-      if (ch === quote) quote = "";
-    } else if (ch === '"' || ch === "'") quote = ch;
-    else if (ch === ">") return i;
-    else if (ch === "<") return -1;
+  TAG_SPECIAL.lastIndex = from;
+  for (let m = TAG_SPECIAL.exec(text); m; m = TAG_SPECIAL.exec(text)) {
+    const ch = m[0];
+    if (ch === ">") return m.index;
+    if (ch === "<") return -1;
+    const close = text.indexOf(ch, m.index + 1);
+    if (close < 0) return -1;
+    TAG_SPECIAL.lastIndex = close + 1;
   }
   return -1;
 }
@@ -120,7 +125,7 @@ export function scanJUnit(text: string): JUnitScan | undefined {
   let capture: { parts: string[]; size: number; target?: JUnitFailure } | undefined;
 
   const closeSuite = (suite: SuiteState): void => {
-    const tests = attrInt(suite.attrs, "tests");
+    const tests = attrInt(suite.tag, "tests");
     const elementPassed = suite.cases - suite.failedCases - suite.skippedCases;
     if (suite.cases === 0 || suite.hasChildSuites || tests === undefined) {
       scan.passed += elementPassed;
@@ -131,10 +136,10 @@ export function scanJUnit(text: string): JUnitScan | undefined {
     // The suite's own totals, when it has them: they know about tests some producers list without a
     // marker (jest-junit's todo). Never let them hide a failure the elements show.
     const failed = Math.max(
-      (attrInt(suite.attrs, "failures") ?? 0) + (attrInt(suite.attrs, "errors") ?? 0),
+      (attrInt(suite.tag, "failures") ?? 0) + (attrInt(suite.tag, "errors") ?? 0),
       suite.failedCases,
     );
-    const skipped = attrInt(suite.attrs, "skipped") ?? attrInt(suite.attrs, "disabled") ?? suite.skippedCases;
+    const skipped = attrInt(suite.tag, "skipped") ?? attrInt(suite.tag, "disabled") ?? suite.skippedCases;
     scan.failed += failed;
     scan.skipped += skipped;
     scan.passed += Math.max(0, tests - failed - skipped);
@@ -238,15 +243,15 @@ export function scanJUnit(text: string): JUnitScan | undefined {
     const selfClosing = text[end - 1] === "/";
     const tag = text.slice(nameStart + nameMatch[0].length, selfClosing ? end - 1 : end);
     if (name === "testsuites" || name === "testsuite") {
-      const attrs = parseAttrs(tag);
-      if (!scan.rootName && depth === 0) scan.rootName = attrs.name ?? "";
+      const suiteName = attr(tag, "name") ?? "";
+      if (!scan.rootName && depth === 0) scan.rootName = suiteName;
       if (name === "testsuite") {
-        if (scan.suiteNames.length < 50) scan.suiteNames.push(attrs.name ?? "");
+        if (scan.suiteNames.length < 50) scan.suiteNames.push(suiteName);
         const parent = suites[suites.length - 1];
         if (parent) parent.hasChildSuites = true;
         const suite: SuiteState = {
-          name: attrs.name ?? "",
-          attrs,
+          name: suiteName,
+          tag,
           hasChildSuites: false,
           cases: 0,
           failedCases: 0,
@@ -261,18 +266,17 @@ export function scanJUnit(text: string): JUnitScan | undefined {
     }
     if (name === "testcase") {
       closeCase();
-      const attrs = parseAttrs(tag);
       current = {
-        name: (attrs.name ?? "").trim(),
-        classname: (attrs.classname ?? "").trim(),
+        name: (attr(tag, "name") ?? "").trim(),
+        classname: (attr(tag, "classname") ?? "").trim(),
         outcome: "passed",
       };
-      if (attrs.file) current.file = attrs.file;
+      const file = attr(tag, "file");
+      if (file) current.file = file;
       if (selfClosing) closeCase();
       continue;
     }
     if (name === "failure" || name === "error" || name === "skipped") {
-      const attrs = parseAttrs(tag);
       let target: JUnitFailure | undefined;
       if (name === "skipped") {
         if (current && current.outcome === "passed") current.outcome = "skipped";
@@ -283,8 +287,8 @@ export function scanJUnit(text: string): JUnitScan | undefined {
           classname: current?.classname ?? "",
           suite: suite?.name ?? "",
           kind: current ? (name as "failure" | "error") : "suite-error",
-          message: attrs.message ?? "",
-          type: attrs.type ?? "",
+          message: attr(tag, "message") ?? "",
+          type: attr(tag, "type") ?? "",
           text: "",
         };
         if (current?.file) entry.file = current.file;

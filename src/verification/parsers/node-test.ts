@@ -111,9 +111,11 @@ function parseSpec(text: string): ParsedTests {
     }
     const mark = line[0];
     if (mark !== "✖" && mark !== "✔" && mark !== "﹣" && mark !== "⚠") continue;
-    const name = stripDuration(line.slice(2));
     while (suites.length && (suites[suites.length - 1] as { indent: number }).indent > indent) suites.pop();
     const top = suites[suites.length - 1];
+    // The title is only needed to tell a suite's closing line from a test, and for failures.
+    if (mark !== "✖" && !(top && top.indent === indent)) continue;
+    const name = stripDuration(line.slice(2));
     if (top && top.indent === indent && top.name === name) {
       suites.pop();
       continue;
@@ -199,7 +201,8 @@ export function parseNodeTest(text: string): ParsedTests {
     }
     return fromSummary(scan.comments, failures.items, text);
   }
-  if (/^TAP version \d+$/m.test(text) || /^\s*# Subtest: /m.test(text)) {
+  const head = sample(text);
+  if (/^TAP version \d+$/m.test(head) || /^ *# Subtest: /m.test(head)) {
     const scan = scanTap(text, { nested: true });
     return fromSummary(scan.comments, scan.failures, text);
   }

@@ -23,14 +23,12 @@ export interface TapScan {
   comments: Map<string, number>;
 }
 
+/** A failing test line whose diagnostics (YAML block, comments, indented text) are still coming. */
 interface Pending {
   name: string;
   indent: number;
-  ok: boolean;
-  directive: "" | "skip" | "todo";
   yaml: Map<string, string>;
   yamlKey?: string;
-  inYaml: boolean;
   notes: string[];
   file?: string;
 }
@@ -51,15 +49,17 @@ export function scanTap(text: string, options: { nested?: boolean } = {}): TapSc
   const failures = new FailureList();
   const subtests: { indent: number; name: string }[] = [];
   let pending: Pending | undefined;
+  /** Indent of the last test line, and whether its YAML block is being read. */
+  let testIndent = -1;
+  let inYaml = false;
 
   const flush = (): void => {
     const p = pending;
     pending = undefined;
-    if (!p || p.ok || p.directive === "todo") return;
+    if (!p) return;
     const type = p.yaml.get("type") ?? "";
     const failureType = p.yaml.get("failureType") ?? "";
     if (options.nested && (type === "suite" || failureType === "subtestsFailed")) return;
-    if (!options.nested && p.indent > 0) return;
     const message = p.yaml.get("error") ?? p.yaml.get("message") ?? p.notes.join("\n");
     const location = p.yaml.get("location") ?? p.yaml.get("at") ?? p.file;
     const file = location ? location.replace(/(?::\d+){1,2}$/, "") : undefined;
@@ -68,55 +68,51 @@ export function scanTap(text: string, options: { nested?: boolean } = {}): TapSc
 
   for (const raw of splitLines(text)) {
     const indent = indentOf(raw);
-    const line = raw.slice(indent).trimEnd();
-    if (pending?.inYaml) {
-      if (line === "..." && indent <= pending.indent + 4) {
-        pending.inYaml = false;
+    if (inYaml) {
+      // Passing tests' diagnostics are skipped without being read.
+      if (indent <= testIndent + 4 && raw.trim() === "...") {
+        inYaml = false;
         continue;
       }
-      const kv = /^([\w-]+):\s*(.*)$/.exec(line);
-      if (kv && indent <= pending.indent + 2) {
-        const [, key, value] = kv as unknown as [string, string, string];
-        pending.yamlKey = value === "|-" || value === "|" || value === ">-" ? key : undefined;
-        if (!pending.yamlKey) pending.yaml.set(key, unquote(value));
-      } else if (pending.yamlKey && line) {
-        const previous = pending.yaml.get(pending.yamlKey);
-        if (!previous || previous.split("\n").length < 12) {
-          pending.yaml.set(pending.yamlKey, previous ? `${previous}\n${line}` : line);
-        }
-      }
+      if (pending) readYaml(pending, raw.slice(indent).trimEnd(), indent);
       continue;
     }
-    const test = line.startsWith("ok") || line.startsWith("not ok") ? TEST_LINE.exec(line) : null;
+    const line = indent === 0 ? raw.trimEnd() : raw.slice(indent).trimEnd();
+    const first = line.charCodeAt(0);
+    // "o" (ok) and "n" (not ok) are the only starts of a test line.
+    const test = first === 111 || first === 110 ? TEST_LINE.exec(line) : null;
     if (test) {
       flush();
+      testIndent = indent;
       const ok = test[1] === "ok";
       let description = test[3] ?? "";
-      let directive: Pending["directive"] = "";
+      let directive = "";
       const d = description.includes("#") ? DIRECTIVE.exec(description) : null;
       if (d) {
-        directive = (d[1] as string).toLowerCase() as "skip" | "todo";
+        directive = (d[1] as string).toLowerCase();
         description = description.slice(0, d.index);
       }
-      while (subtests.length && (subtests[subtests.length - 1] as { indent: number }).indent > indent)
+      while (subtests.length && (subtests[subtests.length - 1] as { indent: number }).indent > indent) {
         subtests.pop();
+      }
       const own = subtests[subtests.length - 1];
       if (own && own.indent === indent) subtests.pop();
-      const path = options.nested ? subtests.map((s) => s.name) : [];
-      const name = [...path, description.trim().replace(/\\#/g, "#") || `test ${test[2] ?? ""}`.trim()].join(
-        " > ",
-      );
-      pending = { name, indent, ok, directive, yaml: new Map(), inYaml: false, notes: [] };
       if (indent === 0) {
         scan.ran++;
         if (directive) scan.skipped++;
         else if (ok) scan.passed++;
         else scan.failed++;
       }
+      if (!ok && directive !== "todo" && (options.nested || indent === 0)) {
+        const leaf = description.trim().replace(/\\#/g, "#") || `test ${test[2] ?? ""}`.trim();
+        const name =
+          options.nested && subtests.length ? [...subtests.map((t) => t.name), leaf].join(" > ") : leaf;
+        pending = { name, indent, yaml: new Map(), notes: [] };
+      }
       continue;
     }
-    if (line === "---" && pending && indent > pending.indent) {
-      pending.inYaml = true;
+    if (line === "---" && testIndent >= 0 && indent > testIndent) {
+      inYaml = true;
       continue;
     }
     if (indent === 0 && line.startsWith("1..")) {
@@ -133,12 +129,14 @@ export function scanTap(text: string, options: { nested?: boolean } = {}): TapSc
       scan.bailOut = line.replace(/^Bail out!\s*/i, "").trim() || "Bail out!";
       continue;
     }
-    if (line.startsWith("#")) {
+    if (first === 35 /* # */) {
       const subtest = /^# Subtest: (.*)$/.exec(line);
       if (subtest) {
         flush();
-        while (subtests.length && (subtests[subtests.length - 1] as { indent: number }).indent >= indent)
+        testIndent = -1;
+        while (subtests.length && (subtests[subtests.length - 1] as { indent: number }).indent >= indent) {
           subtests.pop();
+        }
         subtests.push({ indent, name: (subtest[1] as string).trim() });
         continue;
       }
@@ -147,29 +145,44 @@ export function scanTap(text: string, options: { nested?: boolean } = {}): TapSc
         scan.comments.set(count[1] as string, Number(count[2]));
         continue;
       }
-      if (pending && !pending.ok) {
-        const note = line.replace(/^#\s?/, "").trim();
-        const at = /^at (\S+) line \d+\.?$/.exec(note);
-        if (at) pending.file ??= at[1];
-        else if (
-          note &&
-          !/^Failed (?:\(TODO\) )?test\b/.test(note) &&
-          !/^Looks like/.test(note) &&
-          pending.notes.length < 12
-        ) {
-          pending.notes.push(note);
-        }
-      }
+      if (pending) readNote(pending, line.replace(/^#\s?/, "").trim());
       continue;
     }
-    if (pending && !pending.ok && indent > pending.indent && line && pending.notes.length < 12) {
-      if (/^at /.test(line)) continue;
+    if (pending && indent > pending.indent && line && pending.notes.length < 12 && !/^at /.test(line)) {
       pending.notes.push(line);
     }
   }
   flush();
   scan.failures = failures.items;
   return scan;
+}
+
+function readYaml(pending: Pending, line: string, indent: number): void {
+  const kv = /^([\w-]+):\s*(.*)$/.exec(line);
+  if (kv && indent <= pending.indent + 2) {
+    const [, key, value] = kv as unknown as [string, string, string];
+    pending.yamlKey = value === "|-" || value === "|" || value === ">-" ? key : undefined;
+    if (!pending.yamlKey) pending.yaml.set(key, unquote(value));
+  } else if (pending.yamlKey && line) {
+    const previous = pending.yaml.get(pending.yamlKey);
+    if (!previous || previous.split("\n").length < 12) {
+      pending.yaml.set(pending.yamlKey, previous ? `${previous}\n${line}` : line);
+    }
+  }
+}
+
+/** A `# ...` diagnostic after a failing line (Test::More style): message lines and `at FILE line N.` */
+function readNote(pending: Pending, note: string): void {
+  const at = /^at (\S+) line \d+\.?$/.exec(note);
+  if (at) pending.file ??= at[1];
+  else if (
+    note &&
+    !/^Failed (?:\(TODO\) )?test\b/.test(note) &&
+    !/^Looks like/.test(note) &&
+    pending.notes.length < 12
+  ) {
+    pending.notes.push(note);
+  }
 }
 
 export function tapToParsed(runner: string, scan: TapScan): ParsedTests {
