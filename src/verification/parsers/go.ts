@@ -210,7 +210,7 @@ export const goParser: TestOutputParser = {
       /^\{"(?:Time|Action|ImportPath)":.*"Action":"/m.test(s) ||
       /^(?:ok {2}|FAIL|\? {3})\t\S+\t/m.test(s) ||
       /^FAIL\t\S+ \[(?:build|setup) failed\]$/m.test(s) ||
-      /^\s*--- (?:PASS|FAIL|SKIP): \S+ \(\d/m.test(s)
+      /^[ \t]*--- (?:PASS|FAIL|SKIP): \S+ \(\d/m.test(s)
     );
   },
   parse(text) {

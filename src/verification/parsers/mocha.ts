@@ -116,13 +116,16 @@ export const mochaParser: TestOutputParser = {
   detect(text) {
     const s = sample(text);
     return (
-      /^\s+\d+ passing \(\d+(?:\.\d+)?m?s\)$/m.test(s) ||
-      /^\s*Exception during run: /m.test(s) ||
+      /^[ \t]+\d+ passing \(\d+(?:\.\d+)?m?s\)$/m.test(s) ||
+      /^[ \t]*Exception during run: /m.test(s) ||
       /^Error: No test files found: /m.test(s)
     );
   },
   parse(text) {
-    if (!/^\s+\d+ passing \(/m.test(text) && /^(?:TAP version \d+|1\.\.\d+|(?:not )?ok \d+ )/m.test(text)) {
+    if (
+      !/^[ \t]+\d+ passing \(/m.test(text) &&
+      /^(?:TAP version \d+|1\.\.\d+|(?:not )?ok \d+ )/m.test(text)
+    ) {
       return { ...tapToParsed(RUNNER, scanTap(text)) };
     }
     return parseSpec(text);

@@ -219,7 +219,7 @@ export const tapParser: TestOutputParser = {
   detect(text) {
     const s = sample(text);
     // A plan, a version line, or (for a log whose head was cut off) numbered test lines.
-    if (/^TAP version \d+$|^1\.\.\d+(?:\s*#.*)?$/m.test(s)) return true;
+    if (/^TAP version \d+$|^1\.\.\d+(?:[ \t]*#.*)?$/m.test(s)) return true;
     const numbered = /^(?:not )?ok \d+\b/gm;
     return numbered.test(s) && numbered.test(s);
   },

@@ -165,7 +165,7 @@ export const vitestParser: TestOutputParser = {
     const s = sample(text);
     return (
       /^ (?:RUN|DEV|RERUN) {1,2}v?\d/m.test(s) ||
-      /^\s*Test Files {2}\d+ (?:passed|failed)/m.test(s) ||
+      /^[ \t]*Test Files {2}\d+ (?:passed|failed)/m.test(s) ||
       /<testsuites name="vitest tests"/.test(s) ||
       /^No test files found, exiting with code \d/m.test(s)
     );
@@ -173,7 +173,7 @@ export const vitestParser: TestOutputParser = {
   parse(text) {
     if (
       /<testsuites name="vitest tests"/.test(text.slice(0, 65536)) ||
-      (/<testsuites[\s>]/.test(text) && !/^\s*Test Files {2}/m.test(text))
+      (/<testsuites[\s>]/.test(text) && !/^[ \t]*Test Files {2}/m.test(text))
     ) {
       return parseJUnit(text);
     }

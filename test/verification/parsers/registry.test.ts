@@ -125,6 +125,10 @@ describe("parser registry", () => {
       `${"x\r".repeat(100_000)}\n`,
       `ok 1 - ${"# ".repeat(100_000)}\n1..1\n`,
       `  1) ${"a".repeat(200_000)}\n`,
+      `${"\n".repeat(200_000)}x`,
+      `${" \t\n".repeat(100_000)}Test Files`,
+      `<testsuite>${"<a ".repeat(100_000)}`,
+      `<testsuite>${'<testcase name="'.repeat(50_000)}`,
     ];
     for (const input of inputs) {
       for (const runner of [undefined, ...parserNames]) {
