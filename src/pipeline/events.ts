@@ -133,6 +133,21 @@ export interface EventPayloads {
   "rectify:attempt": { storyId: string; attempt: number; maxAttempts: number; failures: TestFailure[] };
   "review:start": { storyId: string; checks: string[] };
   "review:result": ReviewResult & { judged: Judged; attempt: number };
+  /** The test-strength gate: each test file the story added or changed, run without its production change. */
+  "test-strength:result": {
+    storyId: string;
+    verdict: Verdict;
+    files: {
+      file: string;
+      outcome: "exercises-change" | "passes-without-change" | "cannot-load" | "unverified";
+      /** The file's run without the production change; NOT_RUN when it was not run (limit, time, interruption). */
+      status: VerifyStatus | "NOT_RUN";
+      reason?: string;
+    }[];
+    judged: Judged;
+    attempt: number;
+    reason?: string;
+  };
   "autofix:attempt": { storyId: string; fixType: string; command: string };
   "escalation:tier-change": { storyId: string; from: string; to: string; reason: string };
   "escalation:exhausted": { storyId: string; attempts: number };

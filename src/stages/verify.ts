@@ -1,6 +1,8 @@
+import type { VerifyResult } from "../pipeline/events.js";
 import { CONTINUE, type Stage } from "../pipeline/stage.js";
 import { runVerification } from "../verification/orchestrator.js";
 import { scopedTestCommand } from "../verification/scope.js";
+import { runTestStrength, type TestStrengthResult } from "../verification/strategies/test-strength.js";
 
 /** Scoped tests through the verification orchestrator. A failure is left for rectify; verify itself continues. */
 export const verifyStage: Stage = {
@@ -16,11 +18,44 @@ export const verifyStage: Stage = {
       note,
     });
     if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
-    ctx.failureHistory.push(badness(result.status, result.failCount));
-    ctx.verify = result.success ? undefined : result;
+    let failed = result.success ? undefined : result;
+    if (result.success && ctx.run.config.verify.testStrength) {
+      const strength = await runTestStrength(ctx);
+      if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
+      // Tests that pass without the change go to rectify like failing ones; the verdict is already in the
+      // ledger as gate test-strength, so no verify:result is emitted for this.
+      if (strength.verdict === "fail") failed = weakTests(result, strength, ctx.baseSha);
+    }
+    ctx.failureHistory.push(failed ? badness(failed.status, failed.failCount) : 0);
+    ctx.verify = failed;
     return CONTINUE;
   },
 };
+
+/** The feedback rectify gets for tests that still pass without the story's production change. */
+function weakTests(passed: VerifyResult, strength: TestStrengthResult, baseSha: string): VerifyResult {
+  const weak = strength.files.filter((f) => f.outcome === "passes-without-change");
+  const failures = weak.map((f) => ({
+    file: f.file,
+    name: "test-strength",
+    message: "passes without the story's production change; it does not exercise it",
+  }));
+  return {
+    ...passed,
+    status: "TEST_FAILURE",
+    success: false,
+    failCount: failures.length,
+    failures,
+    reason: `test-strength: ${strength.reason ?? "tests pass without the story's change"}`,
+    rawOutputTail: [
+      `The tests pass, but gantry also ran each test file this story added or changed against the production`,
+      `code as it was before the story (commit ${baseSha.slice(0, 12)}), with only the story's test files in place.`,
+      `These still passed there, so they do not test what the story changed:`,
+      ...weak.map((f) => `  - ${f.file}`),
+      `Make them assert the new behaviour, so that they fail without the story's production change.`,
+    ].join("\n"),
+  };
+}
 
 /** How far from green a result is: fewer failing tests is progress; unreadable or broken runs rank worst. */
 export function badness(status: string, failCount: number): number {

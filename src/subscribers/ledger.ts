@@ -32,7 +32,7 @@ export function wireLedger(bus: EventBus, options: { runDir: string; feature: st
     bus.emit("gate:verdict", entry);
   };
   const entry = (
-    event: EventOf<"verify:result"> | EventOf<"review:result">,
+    event: EventOf<"verify:result"> | EventOf<"review:result"> | EventOf<"test-strength:result">,
     gate: string,
     verdict: Verdict,
     detail: Record<string, unknown>,
@@ -72,9 +72,18 @@ export function wireLedger(bus: EventBus, options: { runDir: string; feature: st
       }),
     );
   });
+  const offStrength = bus.on("test-strength:result", "ledger", (event) => {
+    append(
+      entry(event, "test-strength", event.verdict, {
+        files: event.files,
+        ...(event.reason ? { reason: event.reason } : {}),
+      }),
+    );
+  });
   return () => {
     offVerify();
     offReview();
+    offStrength();
     closeSync(fd);
   };
 }

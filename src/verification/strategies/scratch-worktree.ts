@@ -1,0 +1,122 @@
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { runGit } from "../../git/exec.js";
+
+/**
+ * A detached git worktree of one commit in the system temp dir, for running something against the code
+ * as it was. `git worktree add` writes only under .git/worktrees: the user's index, HEAD and working tree
+ * are not touched. The user's hooks are not run for it (core.hooksPath is pointed at nothing).
+ */
+export interface ScratchWorktree {
+  /** The worktree's top directory. */
+  top: string;
+  /** The project's directory inside it (the project may be a subdirectory of the repository). */
+  projectDir: string;
+  /** Removes the worktree and its metadata; never throws, safe to call twice. */
+  remove(): Promise<void>;
+}
+
+export async function addScratchWorktree(projectRoot: string, commit: string): Promise<ScratchWorktree> {
+  if (!/^[0-9a-f]{4,64}$/i.test(commit)) throw new TypeError(`not a commit: ${JSON.stringify(commit)}`);
+  const userTop = realpathSync((await runGit(projectRoot, ["rev-parse", "--show-toplevel"])).trim());
+  const prefix = (await runGit(projectRoot, ["rev-parse", "--show-prefix"])).trim();
+  const holder = mkdtempSync(join(tmpdir(), "gantry-strength-"));
+  const top = join(holder, "tree");
+  let added = false;
+  let removed = false;
+  const remove = async () => {
+    if (removed) return;
+    removed = true;
+    // Our dependency links first, so nothing below ever walks into the user's node_modules.
+    for (const dir of new Set([top, join(top, prefix)])) {
+      try {
+        rmSync(join(dir, "node_modules"), { recursive: true, force: true });
+      } catch {
+        // removed with the rest below
+      }
+    }
+    if (added) {
+      await runGit(projectRoot, ["worktree", "remove", "--force", "--force", top]).catch(() => undefined);
+    }
+    rmSync(holder, { recursive: true, force: true });
+    if (added) await runGit(projectRoot, ["worktree", "prune"]).catch(() => undefined);
+  };
+  try {
+    await runGit(projectRoot, [
+      "-c",
+      "core.hooksPath=/dev/null",
+      "worktree",
+      "add",
+      "--detach",
+      "--quiet",
+      top,
+      commit,
+    ]);
+    added = true;
+    const projectDir = join(top, prefix);
+    mkdirSync(projectDir, { recursive: true });
+    linkDependencies(userTop, join(userTop, prefix), top);
+    return { top, projectDir, remove };
+  } catch (error) {
+    await remove();
+    throw error;
+  }
+}
+
+/**
+ * The worktree has the commit's files but not the installed dependencies (they are ignored). Each
+ * node_modules of the user's checkout (project directory and repository top) is mirrored into it, one
+ * link per package, so the test runner and libraries are found. A workspace package linked to a
+ * directory of the repository is linked to that directory in the worktree instead: the worktree's
+ * production code, not the user's changed one, is what its tests must see.
+ */
+function linkDependencies(userTop: string, userProject: string, top: string): void {
+  for (const dir of new Set([userProject, userTop])) {
+    const from = join(dir, "node_modules");
+    const to = join(top, relative(userTop, dir), "node_modules");
+    if (!existsSync(from) || existsSync(to)) continue;
+    mkdirSync(to, { recursive: true });
+    for (const name of readdirSync(from)) {
+      const entry = join(from, name);
+      if (name.startsWith("@") && isRealDir(entry)) {
+        mkdirSync(join(to, name));
+        for (const child of readdirSync(entry)) link(join(entry, child), join(to, name, child));
+      } else link(entry, join(to, name));
+    }
+  }
+
+  function link(entry: string, at: string): void {
+    let target = entry;
+    try {
+      if (lstatSync(entry).isSymbolicLink()) {
+        const real = realpathSync(entry);
+        const inRepo = relative(userTop, real);
+        if (!inRepo.startsWith("..") && !isAbsolute(inRepo) && !inRepo.split(sep).includes("node_modules")) {
+          target = join(top, inRepo);
+        }
+      }
+      symlinkSync(target, at);
+    } catch {
+      // A dangling or unreadable entry: the tests will say whether they needed it.
+    }
+  }
+}
+
+function isRealDir(path: string): boolean {
+  try {
+    const stat = lstatSync(path);
+    return stat.isDirectory() && !stat.isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
