@@ -15,7 +15,11 @@ export async function scopedTestCommand(ctx: StoryContext): Promise<ScopedComman
   const { test, testScoped } = ctx.run.config.quality.commands;
   if (!testScoped) return { command: test };
   const changed = await changedFiles(ctx.run.root, ctx.baseSha);
-  const selection = await selectTests({ projectRoot: ctx.run.root, changedFiles: changed });
+  const selection = await selectTests({
+    projectRoot: ctx.run.root,
+    changedFiles: changed,
+    maxFiles: ctx.run.config.verify.maxScopedFiles,
+  });
   if (selection.mode === "scoped") {
     return {
       command: scopedCommand(testScoped, selection.files),
