@@ -5,6 +5,7 @@
  * the other, and never backtracks: one pass with indexOf.
  */
 import { MAX_FAILURES, MAX_MESSAGE } from "./util.js";
+import { attr, attrInt, decodeEntities, tagEnd } from "./xml.js";
 
 export interface JUnitFailure {
   name: string;
@@ -47,63 +48,6 @@ interface CaseState {
   file?: string;
   outcome: "passed" | "failed" | "skipped";
   failure?: JUnitFailure;
-}
-
-export function decodeEntities(text: string): string {
-  if (!text.includes("&")) return text;
-  return text.replace(/&(#x[0-9a-fA-F]{1,6}|#\d{1,7}|[a-zA-Z]{2,6});/g, (whole, ref: string) => {
-    if (ref[0] === "#") {
-      const code =
-        ref[1] === "x" || ref[1] === "X"
-          ? Number.parseInt(ref.slice(2), 16)
-          : Number.parseInt(ref.slice(1), 10);
-      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    }
-    const named: Record<string, string> = {
-      lt: "<",
-      gt: ">",
-      amp: "&",
-      quot: '"',
-      apos: "'",
-      nbsp: "\u00a0",
-    };
-    return named[ref] ?? whole;
-  });
-}
-
-const attrPatterns = new Map<string, RegExp>();
-
-/** One attribute's decoded value from a start tag's text, without building the whole attribute set. */
-function attr(tag: string, name: string): string | undefined {
-  let pattern = attrPatterns.get(name);
-  if (!pattern) {
-    pattern = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`, "i");
-    attrPatterns.set(name, pattern);
-  }
-  const m = pattern.exec(tag);
-  return m ? decodeEntities(m[1] ?? m[2] ?? "") : undefined;
-}
-
-function attrInt(tag: string, name: string): number | undefined {
-  const raw = attr(tag, name);
-  if (raw === undefined || !/^\s*\d+\s*$/.test(raw)) return undefined;
-  return Number.parseInt(raw, 10);
-}
-
-const TAG_SPECIAL = /[<>"']/g;
-
-/** Index of the `>` that ends the tag opened at `from`, skipping quoted attribute values; -1 if none. */
-function tagEnd(text: string, from: number): number {
-  TAG_SPECIAL.lastIndex = from;
-  for (let m = TAG_SPECIAL.exec(text); m; m = TAG_SPECIAL.exec(text)) {
-    const ch = m[0];
-    if (ch === ">") return m.index;
-    if (ch === "<") return -1;
-    const close = text.indexOf(ch, m.index + 1);
-    if (close < 0) return -1;
-    TAG_SPECIAL.lastIndex = close + 1;
-  }
-  return -1;
 }
 
 export function scanJUnit(text: string): JUnitScan | undefined {

@@ -70,7 +70,7 @@ export function scanTap(text: string, options: { nested?: boolean } = {}): TapSc
     const indent = indentOf(raw);
     if (inYaml) {
       // Passing tests' diagnostics are skipped without being read.
-      if (indent <= testIndent + 4 && raw.trim() === "...") {
+      if (indent <= testIndent + 4 && raw.endsWith("...") && raw.trim() === "...") {
         inYaml = false;
         continue;
       }

@@ -2,8 +2,9 @@
 // style); the real reports of jest-junit, mocha, vitest, node and pytest are in test/fixtures/parsers.
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { decodeEntities, scanJUnit } from "../../../src/verification/parsers/junit-xml.js";
+import { scanJUnit } from "../../../src/verification/parsers/junit-xml.js";
 import { parseTestOutput } from "../../../src/verification/parsers/registry.js";
+import { decodeEntities } from "../../../src/verification/parsers/xml.js";
 
 const junit = (text: string) => parseTestOutput(text, { runner: "junit" });
 
