@@ -7,7 +7,8 @@ import { after, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { parseTestsCommand } from "../../src/cli/parse-tests.js";
 
-const fixture = (path: string): string => fileURLToPath(new URL(`../fixtures/parsers/${path}`, import.meta.url));
+const fixture = (path: string): string =>
+  fileURLToPath(new URL(`../fixtures/parsers/${path}`, import.meta.url));
 
 function capture() {
   const out: string[] = [];
@@ -29,7 +30,15 @@ describe("gantry parse-tests", () => {
     assert.equal(code, 0);
     assert.equal(c.stderr(), "");
     const report = JSON.parse(c.stdout());
-    assert.deepEqual(Object.keys(report), ["runner", "status", "executed", "passed", "failed", "skipped", "failures"]);
+    assert.deepEqual(Object.keys(report), [
+      "runner",
+      "status",
+      "executed",
+      "passed",
+      "failed",
+      "skipped",
+      "failures",
+    ]);
     assert.deepEqual(
       [report.runner, report.status, report.executed, report.passed, report.failed, report.skipped],
       ["vitest", "TEST_FAILURE", 5, 3, 2, 0],
@@ -91,7 +100,11 @@ describe("gantry parse-tests", () => {
     const cases: [string, Parameters<typeof parseTestsCommand>[1], RegExp][] = [
       [join(dir, "missing.log"), {}, /cannot read .*missing\.log: no such file/],
       [dir, {}, /cannot read .*: is a directory/],
-      [fixture("tap/pass.perl.log"), { runner: "karma" }, /unknown runner "karma"; valid runners: go, cargo, .*tap/],
+      [
+        fixture("tap/pass.perl.log"),
+        { runner: "karma" },
+        /unknown runner "karma"; valid runners: go, cargo, .*tap/,
+      ],
       [fixture("tap/pass.perl.log"), { exitCode: "1.5" }, /--exit-code must be an integer, got "1\.5"/],
       [fixture("tap/pass.perl.log"), { exitCode: "abc" }, /--exit-code must be an integer/],
       ["", {}, /missing FILE/],
