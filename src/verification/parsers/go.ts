@@ -37,6 +37,9 @@ class PackageState {
   sawRun = false;
   buildOutput: string[] = [];
   panic: string | undefined;
+  /** The test whose `--- FAIL` line came just before the panic, and the first `_test.go` frame of its trace. */
+  panicTest: string | undefined;
+  panicFile: string | undefined;
   // The last RING log lines and the tests they belong to: no allocation per passing test.
   private ringName: (string | undefined)[] = [];
   private ringLine: string[] = [];
@@ -88,9 +91,14 @@ function closePackage(pkg: string, status: string, rest: string, state: PackageS
       const logs = state.failLogs.get(name) ?? state.logsOf(name);
       const file = /^([\w.-]+\.go):/.exec(logs[0] ?? "")?.[1];
       const message = logs.map((l) => l.replace(/^[\w.-]+\.go:\d+: /, "")).join("\n");
-      totals.failures.add(failure(name, message || state.panic || `failed in ${pkg}`, file ?? pkg));
+      const panicked = state.panic !== undefined && name === state.panicTest;
+      const fallbackFile = panicked ? state.panicFile : undefined;
+      const fallbackMessage = panicked ? state.panic : `failed in ${pkg}`;
+      totals.failures.add(failure(name, message || fallbackMessage || "failed", file ?? fallbackFile ?? pkg));
     }
   }
+  // Without -v a failing package prints its failures but not the tests that passed.
+  if (status === "FAIL" && !state.sawRun) totals.uncounted.push(pkg);
   if (status === "FAIL" && failedHere === 0) {
     totals.failures.add(
       failure(
@@ -155,7 +163,11 @@ export function parseGoText(text: string): ParsedTests {
       state.log(state.sawRun ? state.current : state.lastResult, line.trim());
       continue;
     }
-    if (line.startsWith("panic: ") && !state.panic) state.panic = line.trim();
+    if (line.startsWith("panic: ") && !state.panic) {
+      state.panic = line.trim();
+      state.panicTest = state.lastResult ?? state.current;
+    } else if (c === 9 && state.panic && !state.panicFile)
+      state.panicFile = /([\w.-]+_test\.go):\d+/.exec(line)?.[1];
   }
   if (state.results.size > 0) closePackage("(unfinished package)", "FAIL", "", state, totals);
   const failures: TestFailure[] = totals.failures.items;

@@ -47,7 +47,7 @@ function parseSpec(text: string): ParsedTests {
     else if (/^Error: No test files found/.test(line)) noFiles = true;
   }
   if (exception !== undefined) {
-    const file = /\[ @(.+?) \]/.exec(exception)?.[1];
+    const file = /\[ @(.+?) \]/.exec(exception)?.[1] ?? / imported from (\S+)$/.exec(exception)?.[1];
     const message = exception.replace(/\[ @.+? \]/, "");
     return finish(RUNNER, {
       passed: summary?.passed ?? 0,

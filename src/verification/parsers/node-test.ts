@@ -54,14 +54,17 @@ function fromSummary(summary: Map<string, number>, failures: TestFailure[], text
   });
 }
 
+/** The error line of a file that did not load: `SyntaxError: ...`, `Error [ERR_MODULE_NOT_FOUND]: ...`. */
 function findLoadError(text: string): string | undefined {
+  let fallback: string | undefined;
   for (const line of splitLines(text)) {
-    if (line.length < 2000 && LOAD_ERROR.test(line)) {
-      const cleaned = line.replace(/^#\s*/, "").trim();
-      if (!/^at /.test(cleaned)) return cleaned;
-    }
+    if (line.length >= 2000 || !LOAD_ERROR.test(line)) continue;
+    const cleaned = line.replace(/^#\s*/, "").trim();
+    if (/^at /.test(cleaned)) continue;
+    if (/^[\w.]*Error(?: \[\w+\])?: /.test(cleaned)) return cleaned;
+    fallback ??= cleaned;
   }
-  return undefined;
+  return fallback;
 }
 
 function parseSpec(text: string): ParsedTests {

@@ -87,8 +87,13 @@ function parseText(text: string): ParsedTests {
     if (short && section === "short test summary info") {
       const [file, ...rest] = (short[2] as string).split("::");
       const name = rest.length ? rest.join("::") : (file as string);
+      const key = rest.join(".");
       const detail =
-        details.get(rest.join(".")) ?? details.get(`ERROR collecting ${file}`) ?? details.get(name);
+        details.get(key) ??
+        details.get(`ERROR at setup of ${key}`) ??
+        details.get(`ERROR at teardown of ${key}`) ??
+        details.get(`ERROR collecting ${file}`) ??
+        details.get(name);
       listed.add(failure(name, detail?.message || short[3] || short[1] || "failed", file));
     }
   }

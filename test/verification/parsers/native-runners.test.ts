@@ -39,6 +39,18 @@ describe("pytest", () => {
     ]);
   });
 
+  test("an error in a fixture is a failure of that test, not a load error", () => {
+    const parsed = parseTestOutput(fixture("pytest/setuperr.default.log"));
+    assert.equal(parsed.status, "TEST_FAILURE");
+    assert.deepEqual(parsed.failures, [
+      {
+        name: "test_reads",
+        file: "tests/test_db.py",
+        message: "ConnectionError: cannot reach the test database",
+      },
+    ]);
+  });
+
   test("the last summary line counts (synthetic: a real run repeated, as pytest-watch does)", () => {
     const text = `${fixture("pytest/fail.q.log")}\n${fixture("pytest/pass.q.log")}`;
     assert.deepEqual(counts(text), ["pytest", "PASS", 4, 0, 0]);
@@ -75,6 +87,19 @@ describe("go test", () => {
     assert.deepEqual(parsed.failures, [
       { name: "example.com/app/db", file: "example.com/app/db", message: "panic: missing DATABASE_URL" },
     ]);
+  });
+
+  test("a panicking test gets the panic as its message and the test file from the trace", () => {
+    const parsed = parseTestOutput(fixture("go/panic.v.log"));
+    assert.deepEqual(parsed.failures, [
+      {
+        name: "TestIndex",
+        file: "mathx_test.go",
+        message: "panic: runtime error: index out of range [3] with length 0 [recovered]",
+      },
+    ]);
+    // Without -v the passing tests of a failing package are not printed: the counts say so.
+    assert.match(parseTestOutput(fixture("go/panic.plain.log")).reason ?? "", /without -v/);
   });
 
   test("[setup failed] is a BUILD_ERROR (synthetic, after go 1.20+ output)", () => {
