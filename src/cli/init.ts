@@ -1,0 +1,140 @@
+/**
+ * `gantry init [--dir D] [--force] [--json]`: writes .gantry/config.json with the project's test, lint,
+ * typecheck and fix commands detected from its manifests, ignores gantry's run state in .gitignore and
+ * creates .gantry/features/. Exit 0 whenever the config was written, also when nothing was detected;
+ * 2 when a config exists and --force was not given.
+ */
+import { existsSync, mkdirSync } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { AGENT_HELP, type AgentChoice, detectAgent } from "../config/detect/agent.js";
+import { COMMAND_KEYS, type Detection, detectProject } from "../config/detect/index.js";
+import { InputError } from "../config/input-error.js";
+import { CONFIG_PATH, parseConfig } from "../config/loader.js";
+import type { ConfigInput } from "../config/schema.js";
+import { writeJsonAtomic } from "../util/atomic-write.js";
+import { ensureGitignored, type GitignoreUpdate } from "../util/gitignore.js";
+import { FEATURES_DIR, projectRoot } from "./project.js";
+
+export interface InitOptions {
+  dir?: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+/** Where the command writes and what it reads PATH from; the process's own unless a test passes others. */
+export interface InitIo {
+  stdout?: { write(chunk: string): unknown };
+  env?: NodeJS.ProcessEnv;
+}
+
+export const GITIGNORE_ENTRIES = [".gantry/runs/", ".gantry/lock"] as const;
+
+/** gantry's config schema, as `$schema` reaches it from .gantry/config.json (relative to that file). */
+export function schemaReference(root: string): string {
+  const schema = fileURLToPath(new URL("../../schemas/config.schema.json", import.meta.url));
+  const rel = relative(join(root, ".gantry"), schema);
+  return isAbsolute(rel) ? pathToFileURL(schema).href : rel.split(sep).join("/");
+}
+
+export function buildConfig(root: string, detection: Detection, agent: AgentChoice | undefined): ConfigInput {
+  const commands: Record<string, string> = {};
+  for (const key of COMMAND_KEYS) {
+    const found = detection.commands[key];
+    if (found) commands[key] = found.command;
+  }
+  return {
+    $schema: schemaReference(root),
+    agent: agent ? { default: "command", command: { run: agent.run } } : { default: "command" },
+    quality: { commands },
+  };
+}
+
+export async function initCommand(options: InitOptions, io: InitIo = {}): Promise<number> {
+  const stdout = io.stdout ?? process.stdout;
+  const root = projectRoot(options.dir);
+  const configPath = join(root, CONFIG_PATH);
+  const display = (path: string) => relative(process.cwd(), path) || path;
+  const existed = existsSync(configPath);
+  if (existed && !options.force) {
+    throw new InputError(display(configPath), "", "already exists; pass --force to overwrite it");
+  }
+
+  const detection = detectProject(root);
+  const agent = detectAgent((io.env ?? process.env).PATH);
+  const config = buildConfig(root, detection, agent);
+  parseConfig(display(configPath), config);
+
+  const featuresCreated = !existsSync(join(root, FEATURES_DIR));
+  mkdirSync(join(root, FEATURES_DIR), { recursive: true });
+  writeJsonAtomic(configPath, config);
+  const gitignore = ensureGitignored(root, GITIGNORE_ENTRIES, ".gantry");
+
+  if (options.json) {
+    const result = {
+      config: display(configPath),
+      overwritten: existed,
+      written: config,
+      primary: detection.primary ?? null,
+      stacks: detection.stacks,
+      commands: detection.commands,
+      missing: detection.missing,
+      notes: detection.notes,
+      agent: agent ?? null,
+      gitignore: { path: display(join(root, ".gitignore")), ...gitignore },
+      featuresDir: display(join(root, FEATURES_DIR)),
+    };
+    stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  }
+  stdout.write(
+    report({ detection, agent, gitignore, existed, featuresCreated, display: display(configPath) }),
+  );
+  return 0;
+}
+
+function report(r: {
+  detection: Detection;
+  agent: AgentChoice | undefined;
+  gitignore: GitignoreUpdate;
+  existed: boolean;
+  featuresCreated: boolean;
+  display: string;
+}): string {
+  const { detection, agent, gitignore } = r;
+  const lines = [`${r.existed ? "overwrote" : "wrote"} ${r.display}`];
+  if (detection.stacks.length === 0) {
+    lines.push(
+      "nothing detected: no package.json, pyproject.toml, setup.cfg, setup.py, Pipfile, requirements*.txt, " +
+        "pytest.ini, go.mod or Cargo.toml at the project root; set quality.commands by hand",
+    );
+  } else {
+    const stacks = detection.stacks.map((s) => `${s.stack} (${s.manifest})`).join(", ");
+    lines.push(`detected: ${stacks}`);
+  }
+  for (const key of COMMAND_KEYS) {
+    const found = detection.commands[key];
+    lines.push(found ? `  ${key}: ${found.command} (${found.source})` : `  no ${key} command found`);
+  }
+  const notes = [
+    ...detection.stacks.flatMap((s) => s.notes.map((n) => `${s.stack}: ${n}`)),
+    ...detection.notes,
+  ];
+  for (const note of notes) lines.push(`  note: ${note}`);
+  lines.push(
+    agent ? `agent: ${agent.run} (${agent.source})` : `agent: no agent CLI found on PATH; ${AGENT_HELP}`,
+  );
+  if (gitignore.added.length > 0) {
+    lines.push(`${gitignore.created ? "created" : "updated"} .gitignore: ${gitignore.added.join(", ")}`);
+  } else {
+    lines.push(".gitignore already ignores .gantry/runs/ and .gantry/lock");
+  }
+  if (gitignore.ignoresAll) {
+    lines.push(
+      "warning: .gitignore ignores all of .gantry/; config.json and features/ are meant to be committed",
+    );
+  }
+  if (r.featuresCreated) lines.push(`created ${FEATURES_DIR}/`);
+  lines.push(`next: write ${FEATURES_DIR}/<feature>/prd.json, then gantry run --feature <feature>`);
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,114 @@
+/**
+ * Python projects: pyproject.toml, setup.cfg, setup.py, Pipfile, requirements*.txt, pytest.ini. A tool
+ * counts when it has a config section or file, or is named as a dependency. Commands are the plain
+ * `python -m pytest`, `ruff`, `mypy` calls: run them from the project's virtualenv (or edit them to
+ * `uv run ...` / `poetry run ...`).
+ */
+import { type ManifestScan, scanIni, scanRequirements, scanToml } from "./python-manifests.js";
+import type { Found, ProjectFiles, StackResult } from "./types.js";
+
+const MARKERS = /^(pyproject\.toml|setup\.cfg|setup\.py|Pipfile|pytest\.ini|requirements.*\.txt)$/;
+
+interface PythonProject {
+  files: ProjectFiles;
+  pyproject: ManifestScan | undefined;
+  setupCfg: ManifestScan | undefined;
+  tox: ManifestScan | undefined;
+  /** Dependency name → the file that lists it. */
+  deps: Map<string, string>;
+}
+
+function load(files: ProjectFiles): PythonProject {
+  const deps = new Map<string, string>();
+  const add = (names: Iterable<string>, file: string) => {
+    for (const name of names) if (!deps.has(name)) deps.set(name, file);
+  };
+  const read = <T>(name: string, scan: (text: string) => T): T | undefined => {
+    const text = files.read(name);
+    return text === undefined ? undefined : scan(text);
+  };
+  const pyproject = read("pyproject.toml", scanToml);
+  const setupCfg = read("setup.cfg", scanIni);
+  const tox = read("tox.ini", scanIni);
+  const pipfile = read("Pipfile", scanToml);
+  if (pyproject) add(pyproject.dependencies, "pyproject.toml");
+  if (setupCfg) add(setupCfg.dependencies, "setup.cfg");
+  if (pipfile) add(pipfile.dependencies, "Pipfile");
+  for (const name of files.matching(/^requirements.*\.txt$/)) {
+    add(read(name, scanRequirements) ?? [], name);
+  }
+  return { files, pyproject, setupCfg, tox, deps };
+}
+
+/** Where a tool is configured or listed: a pyproject section, an INI section, a config file, a dependency. */
+function toolSource(
+  project: PythonProject,
+  tool: { dep: string; pyproject?: RegExp; ini?: string; files?: readonly string[] },
+): string | undefined {
+  const section =
+    tool.pyproject && [...(project.pyproject?.sections ?? [])].find((s) => tool.pyproject?.test(s));
+  if (section) return `[${section}] in pyproject.toml`;
+  const file = tool.files && project.files.first(tool.files);
+  if (file) return file;
+  if (tool.ini && project.setupCfg?.sections.has(tool.ini)) return `[${tool.ini}] in setup.cfg`;
+  if (tool.ini && project.tox?.sections.has(tool.ini.replace("tool:", ""))) {
+    return `[${tool.ini.replace("tool:", "")}] in tox.ini`;
+  }
+  const listed = project.deps.get(tool.dep);
+  return listed ? `${tool.dep} in ${listed}` : undefined;
+}
+
+export function detectPython(files: ProjectFiles): StackResult | undefined {
+  const markers = files.matching(MARKERS);
+  if (markers.length === 0) return undefined;
+  const project = load(files);
+  const result: StackResult = { stack: "python", manifest: markers.join(", "), commands: {}, notes: [] };
+  const c = result.commands;
+  const set = (key: keyof typeof c, command: string, source: string) => {
+    c[key] = { command, source } satisfies Found;
+  };
+
+  const pytest = toolSource(project, {
+    dep: "pytest",
+    pyproject: /^tool\.pytest(\.|$)/,
+    ini: "tool:pytest",
+    files: ["pytest.ini", "conftest.py"],
+  });
+  if (pytest) {
+    set("test", "python -m pytest", pytest);
+    set("testScoped", "python -m pytest {{files}}", pytest);
+  } else {
+    result.notes.push("no pytest configuration or dependency found");
+  }
+
+  const ruff = toolSource(project, {
+    dep: "ruff",
+    pyproject: /^tool\.ruff(\.|$)/,
+    files: ["ruff.toml", ".ruff.toml"],
+  });
+  if (ruff) {
+    set("lint", "ruff check .", ruff);
+    set("lintFix", "ruff check --fix .", ruff);
+    set("formatFix", "ruff format .", ruff);
+  } else {
+    const black = toolSource(project, { dep: "black", pyproject: /^tool\.black$/ });
+    if (black) set("formatFix", "black .", black);
+  }
+
+  const mypy = toolSource(project, {
+    dep: "mypy",
+    pyproject: /^tool\.mypy(\.|$)/,
+    ini: "mypy",
+    files: ["mypy.ini", ".mypy.ini"],
+  });
+  if (mypy) set("typecheck", "mypy .", mypy);
+  else {
+    const pyright = toolSource(project, {
+      dep: "pyright",
+      pyproject: /^tool\.pyright$/,
+      files: ["pyrightconfig.json"],
+    });
+    if (pyright) set("typecheck", "pyright", pyright);
+  }
+  return result;
+}
