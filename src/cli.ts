@@ -63,6 +63,14 @@ program
     exit(await (await import("./cli/parse-tests.js")).parseTestsCommand(file, options)),
   );
 
+program
+  .command("init")
+  .description("write .gantry/config.json with the project's test, lint and typecheck commands")
+  .option("--dir <path>", "the project root", ".")
+  .option("--force", "overwrite an existing .gantry/config.json")
+  .option("--json", "print only the detection result as JSON, on stdout")
+  .action(async (options) => exit(await (await import("./cli/init.js")).initCommand(options)));
+
 const ledger = program
   .command("ledger")
   .description("list a run's gate verdicts (the newest run unless --run names one)")
