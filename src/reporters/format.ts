@@ -1,0 +1,77 @@
+import type { LedgerEntry } from "../pipeline/events.js";
+
+/** `12.3s`: how progress lines have always shown a duration. */
+export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
+
+/** `12.3s`, `4m 05s`, `1h 02m`. */
+export function duration(ms: number): string {
+  if (ms < 60_000) return seconds(ms);
+  const s = Math.round(ms / 1000);
+  if (s < 3600) return `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s`;
+  return `${Math.floor(s / 3600)}h ${String(Math.floor((s % 3600) / 60)).padStart(2, "0")}m`;
+}
+
+export const usd = (amount: number): string => `$${amount.toFixed(2)}`;
+
+// CSI sequences (colours, cursor moves) first, then any other C0 / C1 control character.
+const ESC = "\u001b";
+const CSI = new RegExp(`${ESC}\\[[0-?]*[ -/]*[@-~]`, "g");
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
+
+/** One line of plain text: escape codes dropped, newlines and other control characters turned into a space. */
+export function oneLine(text: string): string {
+  return text.replace(CSI, "").replace(CONTROL, " ").replace(/ {2,}/g, " ").trim();
+}
+
+export function truncate(text: string, max: number, mark = "…"): string {
+  if (text.length <= max) return text;
+  return text.slice(0, Math.max(0, max - mark.length)) + mark;
+}
+
+// Characters XML 1.0 does not allow at all, even escaped: C0 controls other than tab, LF, CR; lone surrogates; U+FFFE/F.
+const NOT_XML =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const ENTITIES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/** Text safe in XML and HTML content and in quoted attribute values; escape codes and forbidden characters dropped. */
+export function escapeMarkup(text: string): string {
+  return text
+    .replace(CSI, "")
+    .replace(NOT_XML, "")
+    .replace(/[&<>"']/g, (c) => ENTITIES[c] as string);
+}
+
+/** One Markdown table cell: a single line, table pipes and inline markup escaped, HTML neutralised. */
+export function markdownCell(text: string): string {
+  return oneLine(text)
+    .replace(/[&<>]/g, (c) => ENTITIES[c] as string)
+    .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`);
+}
+
+/** A verdict's evidence in a few words: `TEST_FAILURE · vitest: 10 passed, 2 failed`, `typecheck ok, lint failed`. */
+export function verdictSummary(entry: LedgerEntry): string {
+  const d = entry.detail;
+  if (typeof d.status === "string") {
+    const counts =
+      typeof d.passCount === "number"
+        ? `: ${d.passCount} passed, ${d.failCount ?? 0} failed${d.skipCount ? `, ${d.skipCount} skipped` : ""}`
+        : "";
+    const runner = typeof d.runner === "string" ? ` · ${d.runner}` : "";
+    const reason = typeof d.reason === "string" ? ` (${d.reason})` : "";
+    return `${d.status}${runner}${counts}${reason}`;
+  }
+  if (Array.isArray(d.checks)) {
+    const checks = d.checks as { name?: unknown; success?: unknown }[];
+    return checks.map((c) => `${String(c.name)} ${c.success ? "ok" : "failed"}`).join(", ") || "no checks";
+  }
+  const text = JSON.stringify(d);
+  return text === "{}" ? "" : truncate(text, 200);
+}

@@ -1,0 +1,282 @@
+import type { LedgerEntry, RunSummary, StoryStatus, VerifyStrategy } from "../pipeline/events.js";
+import type { StageAction, StageName } from "../pipeline/stage.js";
+import { oneLine, truncate } from "./format.js";
+import type { EventArgs } from "./types.js";
+
+/** The story id of verdicts about the whole run (post-run checks). */
+export const RUN_SCOPE = "*";
+
+export interface StageRecord {
+  /** Which pass over the story (1, then one more per escalation) and its tier. */
+  pass: number;
+  tier?: string;
+  stage: StageName;
+  action: StageAction;
+  reason?: string;
+  fromStage?: StageName;
+  durationMs: number;
+  at: string;
+}
+
+/** A gate verdict with what the result event that produced it said (failures, findings, duration). */
+export interface VerdictRecord {
+  entry: LedgerEntry;
+  durationMs?: number;
+  evidence: string[];
+}
+
+export interface StoryRecord {
+  id: string;
+  title: string;
+  status: StoryStatus;
+  attempts: number;
+  /** The tier of the latest pass. */
+  tier?: string;
+  costUsd: number;
+  agentCalls: number;
+  startedAt?: string;
+  endedAt?: string;
+  durationMs?: number;
+  /** Why it failed, was skipped or blocked. */
+  reason?: string;
+  /** The stage running now, while the story runs. */
+  stage?: StageName;
+  stages: StageRecord[];
+  verdicts: VerdictRecord[];
+}
+
+interface Evidence {
+  durationMs?: number;
+  lines: string[];
+}
+
+// Which gate a verify strategy's verdict is recorded under (as the ledger subscriber does).
+const GATE_OF_STRATEGY: Record<VerifyStrategy, string> = {
+  scoped: "verify",
+  regression: "regression",
+  "deferred-regression": "regression",
+  acceptance: "acceptance",
+};
+const MAX_EVIDENCE = 20;
+const MAX_LINE = 2000;
+
+/**
+ * What a run looked like, built from its events: the state file reporters (junit, markdown, html, github) render.
+ * Each reporter keeps its own, so one reporter's failure cannot spoil another's report.
+ */
+export class RunModel {
+  runId = "";
+  feature = "";
+  totalStories = 0;
+  startedAt?: string;
+  endedAt?: string;
+  summary?: RunSummary;
+  exitCode?: number;
+  pauseReason?: string;
+  error?: string;
+  costUsd = 0;
+  readonly stories = new Map<string, StoryRecord>();
+  /** Verdicts about the whole run (deferred regression, acceptance). */
+  readonly runVerdicts: VerdictRecord[] = [];
+  // A verdict is announced while the result that caused it is being delivered, so either may arrive first:
+  // pair them in order, per story and gate.
+  private readonly unpaired = new Map<string, { verdicts: VerdictRecord[]; evidence: Evidence[] }>();
+
+  apply(...[type, e]: EventArgs): void {
+    this.runId ||= e.runId;
+    switch (type) {
+      case "run:start":
+        Object.assign(this, { feature: e.feature, totalStories: e.totalStories, startedAt: e.at });
+        break;
+      case "story:start":
+        Object.assign(this.story(e.story.id, e.story.title), {
+          status: "in-progress",
+          tier: e.tier,
+          startedAt: e.at,
+          // The pass about to start; the end events carry the exact count.
+          attempts: e.story.attempts + 1,
+        });
+        break;
+      case "stage:enter":
+        this.story(e.storyId).stage = e.stage;
+        break;
+      case "stage:exit": {
+        const r = e.result;
+        const story = this.story(e.storyId);
+        story.stages.push({
+          pass: Math.max(1, story.attempts),
+          ...(story.tier ? { tier: story.tier } : {}),
+          stage: e.stage,
+          action: r.action,
+          durationMs: e.durationMs,
+          at: e.at,
+          ...("reason" in r ? { reason: r.reason } : {}),
+          ...(r.action === "retry" ? { fromStage: r.fromStage } : {}),
+        });
+        break;
+      }
+      case "agent:end": {
+        this.costUsd += e.costUsd;
+        if (e.storyId === RUN_SCOPE) break;
+        const story = this.story(e.storyId);
+        story.costUsd += e.costUsd;
+        story.agentCalls += 1;
+        break;
+      }
+      case "escalation:tier-change": {
+        const story = this.story(e.storyId);
+        Object.assign(story, { tier: e.to, attempts: story.attempts + 1 });
+        break;
+      }
+      case "escalation:exhausted": {
+        const story = this.story(e.storyId);
+        story.attempts = Math.max(story.attempts, e.attempts);
+        break;
+      }
+      case "story:complete":
+        Object.assign(this.end(e.story.id, e.story.title, "passed", e.at), {
+          durationMs: e.metrics.durationMs,
+          costUsd: e.metrics.costUsd,
+          attempts: e.metrics.attempts,
+          tier: e.metrics.tier,
+          agentCalls: e.metrics.agentCalls,
+        });
+        break;
+      case "story:fail":
+        this.end(e.story.id, e.story.title, "failed", e.at, e.reason, e.story.attempts);
+        break;
+      case "story:skip": {
+        const status = e.story.status === "blocked" ? "blocked" : "skipped";
+        this.end(e.story.id, e.story.title, status, e.at, e.reason, e.story.attempts);
+        break;
+      }
+      case "gate:verdict":
+        this.pair(e.storyId, e.gate, { verdict: { entry: e, evidence: [] } });
+        break;
+      case "verify:result":
+        this.pair(e.storyId, GATE_OF_STRATEGY[e.strategy], {
+          evidence: {
+            durationMs: e.durationMs,
+            lines: [
+              ...e.failures.map((f) => `${f.file ? `${f.file}: ` : ""}${f.name}: ${f.message}`),
+              ...(e.reason ? [e.reason] : []),
+            ],
+          },
+        });
+        break;
+      case "review:result":
+        this.pair(e.storyId, "review", {
+          evidence: {
+            lines: e.checks
+              .filter((c) => !c.success)
+              .flatMap((c) =>
+                c.findings.length > 0
+                  ? c.findings.map((f) => `${c.name}: ${f}`)
+                  : [`${c.name}: exit code ${c.exitCode}${c.output ? `: ${c.output}` : ""}`],
+              ),
+          },
+        });
+        break;
+      case "run:pause":
+        // The story in flight is left paused; no story event says so.
+        this.pauseReason = e.reason;
+        for (const story of this.stories.values())
+          if (story.status === "in-progress") Object.assign(story, { status: "paused", stage: undefined });
+        break;
+      case "run:error":
+        this.error = e.error.message;
+        break;
+      case "run:complete":
+        Object.assign(this, { summary: e.summary, exitCode: e.exitCode, endedAt: e.at });
+        break;
+    }
+  }
+
+  /** Stories in the order they were first heard of. */
+  list(): StoryRecord[] {
+    return [...this.stories.values()];
+  }
+
+  /** How many stories ended in each status, from the summary when the run completed. */
+  counts(): Record<"passed" | "failed" | "skipped" | "blocked" | "paused", number> {
+    if (this.summary) return this.summary;
+    const count = (s: StoryStatus) => this.list().filter((r) => r.status === s).length;
+    return {
+      passed: count("passed"),
+      failed: count("failed"),
+      skipped: count("skipped"),
+      blocked: count("blocked"),
+      paused: count("paused"),
+    };
+  }
+
+  durationMs(): number | undefined {
+    if (this.summary) return this.summary.durationMs;
+    return this.startedAt && this.endedAt ? Date.parse(this.endedAt) - Date.parse(this.startedAt) : undefined;
+  }
+
+  private story(id: string, title?: string): StoryRecord {
+    let record = this.stories.get(id);
+    if (!record) {
+      record = {
+        id,
+        title: title ?? id,
+        status: "pending",
+        attempts: 0,
+        costUsd: 0,
+        agentCalls: 0,
+        stages: [],
+        verdicts: [],
+      };
+      this.stories.set(id, record);
+    } else if (title) record.title = title;
+    return record;
+  }
+
+  private end(
+    id: string,
+    title: string,
+    status: StoryStatus,
+    at: string,
+    reason?: string,
+    attempts?: number,
+  ): StoryRecord {
+    const story = this.story(id, title);
+    Object.assign(story, { status, endedAt: at, stage: undefined });
+    if (attempts !== undefined) story.attempts = attempts;
+    if (reason !== undefined) story.reason = reason;
+    if (story.startedAt && story.durationMs === undefined)
+      story.durationMs = Date.parse(at) - Date.parse(story.startedAt);
+    return story;
+  }
+
+  private pair(storyId: string, gate: string, item: { verdict?: VerdictRecord; evidence?: Evidence }): void {
+    const key = `${storyId}\u0000${gate}`;
+    const queue = this.unpaired.get(key) ?? { verdicts: [], evidence: [] };
+    this.unpaired.set(key, queue);
+    if (item.verdict) {
+      (storyId === RUN_SCOPE ? this.runVerdicts : this.story(storyId).verdicts).push(item.verdict);
+      queue.verdicts.push(item.verdict);
+    }
+    if (item.evidence) queue.evidence.push(item.evidence);
+    while (queue.verdicts.length > 0 && queue.evidence.length > 0) {
+      const verdict = queue.verdicts.shift() as VerdictRecord;
+      const evidence = queue.evidence.shift() as Evidence;
+      if (evidence.durationMs !== undefined) verdict.durationMs = evidence.durationMs;
+      verdict.evidence = evidence.lines
+        .slice(0, MAX_EVIDENCE)
+        .map((l) => truncate(oneLineKeepingBreaks(l), MAX_LINE));
+      if (evidence.lines.length > MAX_EVIDENCE)
+        verdict.evidence.push(`… and ${evidence.lines.length - MAX_EVIDENCE} more`);
+    }
+  }
+}
+
+/** Evidence keeps its line breaks (a stack, a diff) but loses escape codes and other control characters. */
+function oneLineKeepingBreaks(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => oneLine(l))
+    .join("\n")
+    .trim();
+}

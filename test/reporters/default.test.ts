@@ -1,0 +1,123 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import defaultReporter from "../../src/reporters/default.js";
+import type { ReporterContext } from "../../src/reporters/types.js";
+import { wireProgress } from "../../src/subscribers/progress.js";
+import { wireReporters } from "../../src/subscribers/reporters.js";
+import { silentLogger } from "../../src/util/logger.js";
+import { type Capture, capture, context, emitSampleRun, freshDir, RUN_ID, sampleBus } from "./sample-run.js";
+
+async function run(over: Partial<ReporterContext>) {
+  const runDir = join(freshDir("root"), ".gantry", "runs", RUN_ID);
+  const ctx = context(runDir, over);
+  const { bus, faults, dispose } = sampleBus(freshDir());
+  const off = wireReporters(bus, [{ name: "default", reporter: defaultReporter({}, ctx) }], {
+    logger: silentLogger,
+    warn: () => {},
+  });
+  emitSampleRun(bus);
+  await bus.flush();
+  off();
+  dispose();
+  assert.deepEqual(faults, []);
+  return { out: ctx.stdout as Capture, ctx };
+}
+
+const ESC = "\u001b";
+/** Without escape codes and carriage returns. */
+const plain = (line: string) => line.replace(new RegExp(`${ESC}\\[[\\d;]*[A-Za-z]|\\r`, "g"), "");
+
+/** Replays what the reporter wrote on a terminal that knows newline, CR, cursor up and erase-below. */
+function screen(text: string): string[] {
+  const lines: string[] = [""];
+  let row = 0;
+  for (const [token, count, code] of text.matchAll(
+    new RegExp(`${ESC}\\[(\\d*)([AJm])|\\r|\\n|[^${ESC}\\r\\n]+`, "g"),
+  )) {
+    if (token === "\n") lines[++row] ??= "";
+    else if (token === "\r" || code === "m") continue;
+    else if (code === "A") row -= Number(count || 1);
+    else if (code === "J") lines.splice(row, lines.length, "");
+    else lines[row] = (lines[row] ?? "") + token;
+  }
+  return lines.slice(0, -1);
+}
+
+describe("default reporter", () => {
+  it("outside a terminal prints exactly the progress subscriber's timestamped lines", async () => {
+    const { out, ctx } = await run({});
+    const { bus, dispose } = sampleBus(freshDir());
+    let progress = "";
+    const off = wireProgress(bus, {
+      write: (l) => {
+        progress += l;
+      },
+      now: ctx.now,
+    });
+    emitSampleRun(bus);
+    off();
+    dispose();
+    assert.equal(out.text, progress);
+    const lines = out.text.split("\n").slice(0, -1);
+    assert.ok(lines.every((l) => l.startsWith("[05:10:00] ")));
+    assert.equal(lines[0], `[05:10:00] run ${RUN_ID}: feature checkout, 3 stories`);
+    assert.ok(
+      lines.includes(
+        '[05:10:00] US-002 start — Apply 10% discount code :: "quoted" <b>&amp;</b>, a | b (tier fast)',
+      ),
+    );
+    assert.ok(lines.includes("[05:10:00] US-001 PASSED in 24.3s (1 agent sessions, tier fast)"));
+    assert.ok(lines.includes("[05:10:00] US-003 BLOCKED: blocked: depends on US-002 (failed)"));
+    assert.equal(
+      lines.at(-1),
+      "[05:10:00] run complete: 1 passed, 1 failed, 1 blocked, 0 skipped, 0 paused in 95.0s, cost $0.33",
+    );
+  });
+
+  it("prints plain lines in a terminal when CI is set or TERM is dumb", async () => {
+    for (const env of [{ CI: "true" }, { CI: "1" }, { TERM: "dumb" }]) {
+      const { out } = await run({ stdout: capture(true), env });
+      assert.ok(!out.text.includes("\u001b"), `no escape codes with ${JSON.stringify(env)}`);
+      assert.match(out.text, /^\[05:10:00\] run /);
+    }
+  });
+
+  it("in a terminal draws a live view that leaves only the finished stories and the totals on screen", async () => {
+    const { out } = await run({ stdout: capture(true) });
+    assert.match(out.text, new RegExp(`${ESC}\\[\\d+A\\r${ESC}\\[J`), "redraws in place");
+    assert.ok(out.text.includes(`${ESC}[32m✓${ESC}[39m US-001`), "colours");
+    // While US-002 ran, the live line showed its stage, elapsed time, cost and tier, one line wide.
+    assert.match(
+      out.text,
+      /US-002 rectify · \dm \d\ds · \$0\.08 · tier fast {2}Apply 10% discount code :: "quoted" <b>&amp;<\/b>, a…\n/,
+    );
+    const live = out.text.split("\n").filter((l) => l.includes("⠋"));
+    assert.ok(live.length > 10);
+    for (const line of live) assert.ok([...plain(line)].length <= 99, line);
+    assert.match(
+      out.text,
+      /US-002 verify · \dm \d\ds · \$0\.18 · tier balanced · pass 2 {2}Apply 10% discount/,
+    );
+    assert.match(out.text, /2\/3 stories · 1 passed · 1 failed · 3m 52s · \$0\.33/);
+    const final = screen(out.text).map(plain);
+    assert.deepEqual(final, [
+      "✓ US-001 Add cart total  24.3s · $0.12 · tier fast · 1 pass",
+      "  ↑ US-002 fast → balanced: 1 test still failing after 1 rectify attempts",
+      '✗ US-002 Apply 10% discount code :: "quoted" <b>&amp;</b>, a | b  1m 14s · $0.21 · tier balanced · 2 passes',
+      "    every tier failed; last: 1 test still failing after 1 rectify attempts",
+      "↷ US-003 Show receipt  blocked: depends on US-002 (failed)",
+      "",
+      "1 passed · 1 failed · 1 blocked · 1m 35s · $0.33",
+      `logs and reports: .gantry/runs/${RUN_ID}`,
+    ]);
+  });
+
+  it("stops redrawing when the run ends and leaves colours off with NO_COLOR", async () => {
+    const { out } = await run({ stdout: capture(true), env: { NO_COLOR: "1" } });
+    assert.ok(!out.text.includes(`${ESC}[3`) && !out.text.includes(`${ESC}[2m`));
+    const length = out.text.length;
+    await new Promise((r) => setTimeout(r, 450));
+    assert.equal(out.text.length, length);
+  });
+});

@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { EventPayloads } from "../../src/pipeline/events.js";
+import { RunModel } from "../../src/reporters/run-model.js";
+import type { EventArgs } from "../../src/reporters/types.js";
+import { emitSampleRun, freshDir, sampleBus } from "./sample-run.js";
+
+function feed(model: RunModel) {
+  let n = 0;
+  return <K extends keyof EventPayloads>(type: K, payload: EventPayloads[K]) =>
+    model.apply(
+      ...([
+        type,
+        { ...payload, runId: "r", at: new Date(Date.UTC(2026, 0, 1, 0, 0, n++)).toISOString() },
+      ] as EventArgs),
+    );
+}
+
+const judged = { sha: "s", tree: "t" };
+const verifyResult = (failing: number) => ({
+  storyId: "US-1",
+  strategy: "scoped" as const,
+  status: failing ? ("TEST_FAILURE" as const) : ("PASS" as const),
+  success: !failing,
+  runner: "vitest",
+  passCount: 1,
+  failCount: failing,
+  skipCount: 0,
+  totalCount: 1 + failing,
+  failures: Array.from({ length: failing }, (_, i) => ({ name: `t${i}`, message: "boom" })),
+  command: "vitest",
+  exitCode: failing ? 1 : 0,
+  durationMs: 700 + failing,
+  rawOutputTail: "",
+  judged,
+  attempt: 1,
+});
+const verdict = (v: "pass" | "fail") => ({
+  v: 1 as const,
+  runId: "r",
+  feature: "f",
+  storyId: "US-1",
+  gate: "verify",
+  verdict: v,
+  sha: "s",
+  tree: "t",
+  at: "",
+  attempt: 1,
+  detail: {},
+});
+
+describe("run model", () => {
+  it("builds each story's record from the sample run", () => {
+    const model = new RunModel();
+    const { bus, dispose } = sampleBus(freshDir());
+    bus.onAny("model", (type, event) => model.apply(...([type, event] as EventArgs)));
+    emitSampleRun(bus);
+    dispose();
+    const [one, two, three] = model.list();
+    assert.deepEqual(
+      [one, two, three].map((s) => [
+        s?.id,
+        s?.status,
+        s?.attempts,
+        s?.tier,
+        s?.costUsd.toFixed(2),
+        s?.verdicts.length,
+      ]),
+      [
+        ["US-001", "passed", 1, "fast", "0.12", 2],
+        ["US-002", "failed", 2, "balanced", "0.21", 4],
+        ["US-003", "blocked", 0, undefined, "0.00", 0],
+      ],
+    );
+    assert.deepEqual(two?.stages.map((s) => `${s.pass}:${s.tier}:${s.stage}:${s.action}`).slice(5, 7), [
+      "1:fast:rectify:escalate",
+      "2:balanced:routing:continue",
+    ]);
+    assert.equal(two?.verdicts[1]?.evidence.length, 1, "each verdict got the failures of its own result");
+    assert.equal(model.costUsd.toFixed(2), "0.33");
+  });
+
+  it("pairs verdicts with results in order, whichever arrives first", () => {
+    const model = new RunModel();
+    const emit = feed(model);
+    emit("story:start", { story: { id: "US-1", title: "t", status: "pending", attempts: 0 }, tier: "fast" });
+    emit("verify:result", verifyResult(2));
+    emit("gate:verdict", verdict("fail"));
+    emit("gate:verdict", verdict("pass"));
+    emit("verify:result", verifyResult(0));
+    const [first, second] = model.stories.get("US-1")?.verdicts ?? [];
+    assert.deepEqual(first?.evidence, ["t0: boom", "t1: boom"]);
+    assert.equal(first?.durationMs, 702);
+    assert.deepEqual(second?.evidence, []);
+    assert.equal(second?.durationMs, 700);
+  });
+
+  it("marks the story in flight paused when the run pauses", () => {
+    const model = new RunModel();
+    const emit = feed(model);
+    emit("story:start", { story: { id: "US-1", title: "t", status: "pending", attempts: 0 }, tier: "fast" });
+    emit("stage:enter", { storyId: "US-1", stage: "execution" });
+    emit("run:pause", { reason: "cost limit" });
+    assert.equal(model.stories.get("US-1")?.status, "paused");
+    assert.equal(model.counts().paused, 1);
+    assert.equal(model.pauseReason, "cost limit");
+  });
+});
