@@ -49,6 +49,26 @@ export const ConfigSchema = z
           })
           .optional(),
         models: z.record(z.string(), TierModels).default({}),
+        prices: z
+          .record(
+            z.string().min(1),
+            z.strictObject({
+              inputPerMTok: z.number().nonnegative(),
+              outputPerMTok: z.number().nonnegative(),
+            }),
+          )
+          .default({})
+          .describe(
+            "USD per million tokens by model, to estimate a session's cost when the CLI reports none",
+          ),
+        rateLimit: z
+          .strictObject({
+            retries: z.number().int().min(0).max(10).default(3),
+            baseDelayMs: z.number().int().min(0).max(600_000).default(30_000),
+          })
+          .prefault({})
+          .describe("a rate-limited session is retried after baseDelayMs, then twice that, and so on"),
+        maxPromptChars: z.number().int().min(2_000).max(10_000_000).default(60_000),
       })
       .prefault({}),
     quality: z

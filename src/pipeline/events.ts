@@ -127,6 +127,8 @@ export interface EventPayloads {
     durationMs: number;
     costUsd: number;
     costBasis: CostBasis;
+    /** Input and output tokens, when the agent's CLI reported them. */
+    tokens?: { input: number; output: number };
   };
   "verify:start": { storyId: string; strategy: VerifyStrategy };
   "verify:result": VerifyResult & { judged: Judged; attempt: number };
