@@ -1,16 +1,34 @@
 import type { ReviewCheck, ReviewResult } from "../pipeline/events.js";
 import type { RunContext } from "../pipeline/run-context.js";
+import type { PluginReviewer } from "../plugins/types.js";
 import { testEnvironment } from "../verification/env.js";
 import { execCommand } from "../verification/executor.js";
+import { checkName, runPluginReviewers } from "./plugin-reviewers.js";
 
 const BUILT_IN_CHECKS = ["typecheck", "lint"] as const;
 const MAX_FINDINGS = 50;
 
-/** Runs typecheck and lint (those configured) and announces `review:start` / `review:result`. */
-export async function runReview(run: RunContext, storyId: string, attempt: number): Promise<ReviewResult> {
+export interface ReviewPlugins {
+  /** Run after the built-in checks; each is reported as the check `plugin:<name>`. */
+  reviewers?: readonly PluginReviewer[];
+  /** Handed to the plugin reviewers: what the story changed since it started. */
+  changedFiles?: string[];
+}
+
+/**
+ * Runs typecheck and lint (those configured), then the plugin reviewers, and announces
+ * `review:start` / `review:result`.
+ */
+export async function runReview(
+  run: RunContext,
+  storyId: string,
+  attempt: number,
+  plugins: ReviewPlugins = {},
+): Promise<ReviewResult> {
   const commands = run.config.quality.commands;
   const checks = BUILT_IN_CHECKS.filter((name) => commands[name]);
-  run.bus.emit("review:start", { storyId, checks: [...checks] });
+  const reviewers = plugins.reviewers ?? [];
+  run.bus.emit("review:start", { storyId, checks: [...checks, ...reviewers.map(checkName)] });
   const judged = await run.git.judge();
   const results: ReviewCheck[] = [];
   for (const name of checks) {
@@ -32,6 +50,16 @@ export async function runReview(run: RunContext, storyId: string, attempt: numbe
       output: output.slice(-16_000),
       findings: success ? [] : findingsOf(output),
     });
+  }
+  if (reviewers.length > 0 && !run.signal.aborted) {
+    const ran = await runPluginReviewers(reviewers, {
+      root: run.root,
+      storyId,
+      changedFiles: plugins.changedFiles,
+      timeoutMs: run.config.quality.timeoutSeconds * 1000,
+      signal: run.signal,
+    });
+    results.push(...ran);
   }
   const result: ReviewResult = { storyId, success: results.every((c) => c.success), checks: results };
   run.bus.emit("review:result", { ...result, judged, attempt });

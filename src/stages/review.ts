@@ -1,12 +1,17 @@
+import { changedFiles } from "../git/changed-files.js";
 import { CONTINUE, type Stage } from "../pipeline/stage.js";
+import { pluginsOf } from "../plugins/registry.js";
 import { runReview } from "../review/orchestrator.js";
 
-/** Typecheck and lint. A failure is left for autofix; review itself continues. */
+/** Typecheck, lint, then the plugin reviewers. A failure is left for autofix; review itself continues. */
 export const reviewStage: Stage = {
   name: "review",
   enabled: () => true,
   async execute(ctx) {
-    const result = await runReview(ctx.run, ctx.story.id, ctx.pass);
+    const { reviewers } = pluginsOf(ctx.run);
+    const changed =
+      reviewers.length > 0 ? await changedFiles(ctx.run.root, ctx.baseSha).catch(() => undefined) : undefined;
+    const result = await runReview(ctx.run, ctx.story.id, ctx.pass, { reviewers, changedFiles: changed });
     if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
     ctx.review = result.success ? undefined : result;
     return CONTINUE;

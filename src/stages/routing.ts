@@ -1,6 +1,11 @@
 import type { Config } from "../config/schema.js";
 import { CONTINUE, type Stage } from "../pipeline/stage.js";
-import type { Complexity, Story } from "../prd/story.js";
+import { errorText, settleWithin } from "../plugins/bounded.js";
+import { PluginError } from "../plugins/errors.js";
+import { pluginsOf } from "../plugins/registry.js";
+import type { PluginRouter, RouteAnswer } from "../plugins/types.js";
+import { describeValue } from "../plugins/validate.js";
+import { COMPLEXITIES, type Complexity, type Story } from "../prd/story.js";
 
 export interface RoutingDecision {
   complexity: Complexity;
@@ -56,12 +61,95 @@ export function routeStory(story: Story, config: Config): RoutingDecision {
   };
 }
 
+/** How long a router plugin may take to answer. */
+export const ROUTER_TIMEOUT_MS = 30_000;
+const ANSWER_KEYS = new Set(["complexity", "tier", "testStrategy", "reason"]);
+
+/**
+ * Asks the router plugins in order; the first with an opinion (anything but `undefined`, `null` or `{}`)
+ * decides, and what it leaves out comes from {@link routeStory}. Without an opinion from any router, it
+ * is `routeStory`'s decision. A router that throws, does not answer in time or answers with something
+ * invalid (a tier not in `routing.tiers`, say) is a PluginError naming it.
+ */
+export async function routeWithPlugins(
+  story: Story,
+  config: Config,
+  routers: readonly PluginRouter[],
+  options: { timeoutMs?: number; signal?: AbortSignal } = {},
+): Promise<RoutingDecision> {
+  const fallback = routeStory(story, config);
+  const timeoutMs = options.timeoutMs ?? ROUTER_TIMEOUT_MS;
+  for (const router of routers) {
+    const who = `router "${router.name}" (plugin "${router.plugin}")`;
+    const settled = await settleWithin(() => router.route(structuredClone(story)), {
+      timeoutMs,
+      signal: options.signal,
+    });
+    if (settled.kind === "aborted") return fallback;
+    if (settled.kind === "threw") {
+      throw new PluginError(router.plugin, "route", `${who} threw: ${errorText(settled.error)}`, {
+        cause: settled.error,
+      });
+    }
+    if (settled.kind === "timeout") {
+      throw new PluginError(router.plugin, "route", `${who} did not answer within ${timeoutMs / 1000} s`);
+    }
+    const answer = checkAnswer(settled.value, config, who, router.plugin);
+    if (!answer) continue;
+    const complexity = answer.complexity ?? fallback.complexity;
+    return {
+      complexity,
+      testStrategy: answer.testStrategy ?? fallback.testStrategy,
+      tier: answer.tier ?? (answer.complexity ? config.routing.complexityTier[complexity] : fallback.tier),
+      reason: `router ${router.name}: ${answer.reason ?? Object.keys(answer).join(", ")}`,
+    };
+  }
+  return fallback;
+}
+
+function checkAnswer(value: unknown, config: Config, who: string, plugin: string): RouteAnswer | undefined {
+  const reject = (what: string, expected: string, got: unknown): never => {
+    throw new PluginError(
+      plugin,
+      "route",
+      `${who} answered ${what}: expected ${expected}, got ${describeValue(got)}`,
+    );
+  };
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    return reject(
+      "with a value",
+      "an object { complexity?, tier?, testStrategy?, reason? } or undefined",
+      value,
+    );
+  }
+  const answer = value as Record<string, unknown>;
+  const extra = Object.keys(answer).filter((k) => !ANSWER_KEYS.has(k));
+  if (extra.length > 0)
+    reject("with unknown keys", "only complexity, tier, testStrategy, reason", extra.join(", "));
+  const tiers = config.routing.tiers;
+  const { complexity, tier, testStrategy, reason } = answer;
+  if (complexity !== undefined && !COMPLEXITIES.includes(complexity as Complexity)) {
+    reject("complexity", `one of ${COMPLEXITIES.join(", ")}`, complexity);
+  }
+  if (tier !== undefined && (typeof tier !== "string" || !tiers.includes(tier))) {
+    reject("tier", `one of routing.tiers (${tiers.join(", ")})`, tier);
+  }
+  if (testStrategy !== undefined && (typeof testStrategy !== "string" || testStrategy.trim() === "")) {
+    reject("testStrategy", "a non-empty string", testStrategy);
+  }
+  if (reason !== undefined && typeof reason !== "string") reject("reason", "a string", reason);
+  const given = Object.fromEntries(Object.entries(answer).filter(([, v]) => v !== undefined));
+  return Object.keys(given).length > 0 ? (given as RouteAnswer) : undefined;
+}
+
 /** Records the routing decision (complexity, test strategy, the tier this pass runs at) on the story. */
 export const routingStage: Stage = {
   name: "routing",
   enabled: () => true,
   async execute(ctx) {
-    const decision = routeStory(ctx.story, ctx.run.config);
+    const { routers } = pluginsOf(ctx.run);
+    const decision = await routeWithPlugins(ctx.story, ctx.run.config, routers, { signal: ctx.run.signal });
     ctx.run.stories.update(ctx.story.id, {
       routing: {
         ...ctx.story.routing,
