@@ -16,6 +16,12 @@ export interface AgentRequest {
   runId: string;
 }
 
+/** Tokens a session used, as its CLI reported them; cached input counts as input. */
+export interface TokenUsage {
+  input: number;
+  output: number;
+}
+
 export interface AgentResult {
   exitCode: number | null;
   timedOut: boolean;
@@ -27,11 +33,18 @@ export interface AgentResult {
   output: string;
   /** Why the session is an agent error, when it is one. */
   error?: string;
+  tokens?: TokenUsage;
+  /** What the agent said last, when its CLI reports it apart from the rest of its output. */
+  finalMessage?: string;
+  /** The session failed on a rate limit or quota (HTTP 429, "overloaded", ...): worth retrying later. */
+  rateLimited?: boolean;
 }
 
 /** One coding agent CLI. Adapters are registered by name; plugins may add more. */
 export interface AgentAdapter {
   readonly name: string;
+  /** The executable this adapter runs, when it runs one CLI (not a shell command). */
+  readonly bin?: string;
   /** The model this adapter runs for a tier, from `agent.models.<name>.<tier>`, or its own default. */
   modelFor(tier: string): string;
   run(request: AgentRequest): Promise<AgentResult>;

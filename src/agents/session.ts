@@ -1,17 +1,25 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { AgentRole } from "../pipeline/events.js";
+import type { RunContext } from "../pipeline/run-context.js";
 import type { StoryContext } from "../pipeline/story-context.js";
-import type { AgentResult } from "./adapter.js";
+import type { AgentRequest, AgentResult } from "./adapter.js";
 
 export type SessionOutcome =
   | { kind: "done"; result: AgentResult }
   | { kind: "error"; reason: string; result: AgentResult }
   | { kind: "paused"; reason: string };
 
+/** Longest wait between two tries of a rate-limited session, whatever the base delay and retry count. */
+const MAX_BACKOFF_MS = 10 * 60 * 1000;
+
 /**
  * One agent session for a story, the only way stages reach an agent: checks the cost cap before
  * starting, writes the prompt file, announces `agent:start` / `agent:end` and `run:cost-check`.
+ * A session the agent reports as rate-limited is tried again after an exponential backoff
+ * (`agent.rateLimit`): each try is its own `agent:start` / `agent:end` and its cost is counted, but
+ * only the first counts as one of the story's agent calls.
  */
 export async function runAgentSession(
   ctx: StoryContext,
@@ -19,15 +27,8 @@ export async function runAgentSession(
   prompt: string,
 ): Promise<SessionOutcome> {
   const { run } = ctx;
-  const limit = run.config.execution.costLimitUsd;
-  if (run.signal.aborted) return { kind: "paused", reason: "interrupted" };
-  if (run.requests.pauseReason) return { kind: "paused", reason: run.requests.pauseReason };
-  if (limit > 0 && run.cost.usd >= limit) {
-    return {
-      kind: "paused",
-      reason: `cost limit reached: $${run.cost.usd.toFixed(2)} of $${limit.toFixed(2)}`,
-    };
-  }
+  const blocked = notNow(run);
+  if (blocked) return { kind: "paused", reason: blocked };
   ctx.agentCalls += 1;
   const attempt = ctx.agentCalls;
   const promptDir = join(run.runDir, "prompts");
@@ -36,8 +37,7 @@ export async function runAgentSession(
   writeFileSync(promptFile, prompt);
   const model = run.agent.modelFor(ctx.tier);
   const call = { storyId: ctx.story.id, role, agent: run.agent.name, model, tier: ctx.tier };
-  run.bus.emit("agent:start", call);
-  const result = await run.agent.run({
+  const request: AgentRequest = {
     role,
     storyId: ctx.story.id,
     attempt,
@@ -50,20 +50,58 @@ export async function runAgentSession(
     signal: run.signal,
     feature: run.feature,
     runId: run.runId,
-  });
-  run.cost.usd += result.costUsd;
-  run.cost.sessions += 1;
-  if (result.costBasis !== "exact") run.cost.inexactSessions += 1;
+  };
+  const { retries, baseDelayMs } = run.config.agent.rateLimit;
+  for (let retry = 0; ; retry += 1) {
+    run.bus.emit("agent:start", call);
+    const result = await run.agent.run(request);
+    record(ctx, result);
+    run.bus.emit("agent:end", {
+      ...call,
+      exitCode: result.exitCode,
+      durationMs: result.durationMs,
+      costUsd: result.costUsd,
+      costBasis: result.costBasis,
+      ...(result.tokens ? { tokens: result.tokens } : {}),
+    });
+    run.bus.emit("run:cost-check", { costUsd: run.cost.usd, limitUsd: run.config.execution.costLimitUsd });
+    if (result.aborted) return { kind: "paused", reason: "interrupted" };
+    if (!result.error) return { kind: "done", result };
+    if (!result.rateLimited) return { kind: "error", reason: result.error, result };
+    if (retry >= retries) {
+      const tries = retries === 0 ? "" : ` (tried ${retries + 1} times)`;
+      return { kind: "error", reason: `rate limited${tries}: ${result.error}`, result };
+    }
+    const delayMs = Math.min(baseDelayMs * 2 ** retry, MAX_BACKOFF_MS);
+    run.logger.warn(
+      { storyId: ctx.story.id, role, agent: run.agent.name, retry: retry + 1, of: retries, delayMs },
+      "agent rate limited; retrying after a pause",
+    );
+    try {
+      await sleep(delayMs, undefined, { signal: run.signal });
+    } catch {
+      return { kind: "paused", reason: "interrupted" };
+    }
+    const stop = notNow(run);
+    if (stop) return { kind: "paused", reason: stop };
+  }
+}
+
+/** Why no session may start now (interrupted, a pause was asked for, the cost cap is reached), if so. */
+function notNow(run: RunContext): string | undefined {
+  if (run.signal.aborted) return "interrupted";
+  if (run.requests.pauseReason) return run.requests.pauseReason;
+  const limit = run.config.execution.costLimitUsd;
+  if (limit > 0 && run.cost.usd >= limit) {
+    return `cost limit reached: $${run.cost.usd.toFixed(2)} of $${limit.toFixed(2)}`;
+  }
+  return undefined;
+}
+
+function record(ctx: StoryContext, result: AgentResult): void {
+  const { cost } = ctx.run;
+  cost.usd += result.costUsd;
+  cost.sessions += 1;
+  if (result.costBasis !== "exact") cost.inexactSessions += 1;
   ctx.costUsd += result.costUsd;
-  run.bus.emit("agent:end", {
-    ...call,
-    exitCode: result.exitCode,
-    durationMs: result.durationMs,
-    costUsd: result.costUsd,
-    costBasis: result.costBasis,
-  });
-  run.bus.emit("run:cost-check", { costUsd: run.cost.usd, limitUsd: limit });
-  if (result.aborted) return { kind: "paused", reason: "interrupted" };
-  if (result.error) return { kind: "error", reason: result.error, result };
-  return { kind: "done", result };
 }

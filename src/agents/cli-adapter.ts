@@ -1,0 +1,156 @@
+import type { Config } from "../config/schema.js";
+import type { CostBasis } from "../pipeline/events.js";
+import { execCommand } from "../verification/executor.js";
+import type { AgentAdapter, AgentRequest, AgentResult, TokenUsage } from "./adapter.js";
+import { agentEnvironment } from "./command.js";
+import { looksRateLimited } from "./output.js";
+
+/** Tokens one model used in a session; `model` is absent when the CLI does not say (then it is the request's). */
+export interface ModelUsage extends TokenUsage {
+  model?: string;
+}
+
+/** What an adapter reads from its CLI's output once the session is over. */
+export interface ParsedSession {
+  finalMessage?: string;
+  usage?: ModelUsage[];
+  /** USD the CLI itself reported for the session. */
+  costUsd?: number;
+  /** The CLI said the session failed even though it may have exited 0. */
+  error?: string;
+}
+
+/** One coding-agent CLI: how to call it non-interactively and how to read what it printed. */
+export interface CliSpec {
+  name: string;
+  bin: string;
+  /** The model per tier when `agent.models.<name>.<tier>` does not name one; `balanced` also covers other tiers. */
+  defaultModels: { fast: string; balanced: string; powerful: string };
+  /** The arguments after the executable. The prompt never goes here: it is on stdin or in a file. */
+  args(request: AgentRequest): string[];
+  /** Whether the prompt is written to standard input (otherwise stdin is closed at once). */
+  promptOnStdin: boolean;
+  parse(output: string): ParsedSession;
+}
+
+const OUTPUT_TAIL = 4 * 1024 * 1024;
+const RESULT_TAIL = 256 * 1024;
+
+/** Builds the AgentAdapter for one CLI spec: model per tier, the run with timeout and group kill, cost. */
+export function createCliAdapter(spec: CliSpec, config: Config): AgentAdapter {
+  const models = config.agent.models[spec.name] ?? {};
+  const defaults: Record<string, string> = spec.defaultModels;
+  return {
+    name: spec.name,
+    bin: spec.bin,
+    modelFor: (tier) => models[tier] ?? defaults[tier] ?? spec.defaultModels.balanced,
+    async run(request: AgentRequest): Promise<AgentResult> {
+      const result = await execCommand({
+        command: commandLine(spec.bin, spec.args(request)),
+        cwd: request.cwd,
+        ...(spec.promptOnStdin ? { input: request.prompt } : {}),
+        timeoutMs: request.timeoutMs,
+        signal: request.signal,
+        tailBytes: OUTPUT_TAIL,
+        env: { ...process.env, ...agentEnvironment(request) },
+      });
+      const parsed = safeParse(spec, result.output);
+      const tokens = sumUsage(parsed.usage);
+      const cost = sessionCost(parsed, request.model, config.agent.prices);
+      const error = result.timedOut
+        ? `${spec.name} did not finish within ${Math.round(request.timeoutMs / 1000)} s and was killed`
+        : result.aborted
+          ? `${spec.name} was interrupted`
+          : result.spawnError
+            ? `${spec.name} could not start: ${result.spawnError}`
+            : result.exitCode === 127
+              ? `${spec.bin} is not on PATH (exit code 127); install it or choose another agent.default`
+              : result.exitCode !== 0
+                ? `${spec.name} exited with code ${result.exitCode ?? result.signal}${parsed.error ? `: ${oneLine(parsed.error)}` : ""}`
+                : parsed.error
+                  ? `${spec.name} reported an error: ${oneLine(parsed.error)}`
+                  : undefined;
+      const rateLimited =
+        error !== undefined &&
+        !result.timedOut &&
+        !result.aborted &&
+        looksRateLimited(
+          `${parsed.error ?? ""}\n${result.stderrTail.slice(-8192)}\n${result.output.slice(-8192)}`,
+        );
+      return {
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        aborted: result.aborted,
+        durationMs: result.durationMs,
+        costUsd: cost.usd,
+        costBasis: cost.basis,
+        output: result.output.slice(-RESULT_TAIL),
+        ...(error ? { error } : {}),
+        ...(tokens ? { tokens } : {}),
+        ...(parsed.finalMessage !== undefined ? { finalMessage: parsed.finalMessage } : {}),
+        ...(rateLimited ? { rateLimited } : {}),
+      };
+    },
+  };
+}
+
+/** A parser that throws on output it did not expect must not lose the session's result. */
+function safeParse(spec: CliSpec, output: string): ParsedSession {
+  try {
+    return spec.parse(output);
+  } catch {
+    return {};
+  }
+}
+
+/** `bin 'arg' 'arg'`: every argument single-quoted for /bin/sh, so nothing in it is expanded. */
+export function commandLine(bin: string, args: string[]): string {
+  return [bin, ...args].map(shellQuote).join(" ");
+}
+
+export function shellQuote(value: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+function sumUsage(usage: ModelUsage[] | undefined): TokenUsage | undefined {
+  if (!usage || usage.length === 0) return undefined;
+  return usage.reduce((sum, u) => ({ input: sum.input + u.input, output: sum.output + u.output }), {
+    input: 0,
+    output: 0,
+  });
+}
+
+type Prices = Config["agent"]["prices"];
+
+/**
+ * The CLI's own figure is `exact`. Otherwise tokens priced from `agent.prices` are `estimated`, but only when
+ * every model the session used has a price; anything less is `unknown` (0), never a silent undercount.
+ */
+export function sessionCost(
+  parsed: ParsedSession,
+  requestModel: string,
+  prices: Prices,
+): { usd: number; basis: CostBasis } {
+  if (parsed.costUsd !== undefined && Number.isFinite(parsed.costUsd) && parsed.costUsd >= 0) {
+    return { usd: parsed.costUsd, basis: "exact" };
+  }
+  const usage = parsed.usage ?? [];
+  if (usage.length === 0) return { usd: 0, basis: "unknown" };
+  let usd = 0;
+  for (const u of usage) {
+    const price = priceFor(prices, u.model ?? requestModel);
+    if (!price) return { usd: 0, basis: "unknown" };
+    usd += (u.input * price.inputPerMTok + u.output * price.outputPerMTok) / 1_000_000;
+  }
+  return { usd, basis: "estimated" };
+}
+
+/** By the exact model name, else by the part after a provider prefix (`anthropic/claude-x` → `claude-x`). */
+function priceFor(prices: Prices, model: string): Prices[string] | undefined {
+  return prices[model] ?? prices[model.slice(model.lastIndexOf("/") + 1)];
+}
+
+function oneLine(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
+}

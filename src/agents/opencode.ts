@@ -1,0 +1,57 @@
+import type { Config } from "../config/schema.js";
+import type { AgentAdapter } from "./adapter.js";
+import { type CliSpec, createCliAdapter, type ModelUsage, type ParsedSession } from "./cli-adapter.js";
+import { jsonLines, num, obj, str } from "./output.js";
+
+/**
+ * OpenCode: `opencode run --format json --model provider/model`, the prompt on standard input (piped stdin
+ * is the message). JSON events: `text` parts make the final message, each `step_finish` part carries that
+ * step's `tokens` and `cost`. See docs/agents.md.
+ */
+export const opencodeSpec: CliSpec = {
+  name: "opencode",
+  bin: "opencode",
+  defaultModels: {
+    fast: "anthropic/claude-haiku-4-5",
+    balanced: "anthropic/claude-sonnet-4-5",
+    powerful: "anthropic/claude-opus-4-5",
+  },
+  promptOnStdin: true,
+  args: (request) => ["run", "--format", "json", "--model", request.model],
+  parse(output): ParsedSession {
+    let finalMessage: string | undefined;
+    const usage: ModelUsage[] = [];
+    let cost = 0;
+    const errors: string[] = [];
+    for (const event of jsonLines(output)) {
+      const part = obj(event.part);
+      if (event.type === "text") {
+        finalMessage = str(part.text) ?? finalMessage;
+      } else if (event.type === "step_finish") {
+        const tokens = obj(part.tokens);
+        const cache = obj(tokens.cache);
+        usage.push({
+          input: num(tokens.input) + num(cache.read) + num(cache.write),
+          output: num(tokens.output) + num(tokens.reasoning),
+        });
+        cost += num(part.cost);
+      } else if (event.type === "error") {
+        const error = event.error;
+        errors.push(
+          typeof error === "string"
+            ? error
+            : (str(obj(obj(error).data).message) ?? str(obj(error).name) ?? JSON.stringify(error)),
+        );
+      }
+    }
+    return {
+      ...(finalMessage !== undefined ? { finalMessage } : {}),
+      ...(usage.length > 0 ? { usage } : {}),
+      // OpenCode prices from models.dev and reports 0 for a model it has no price for: that is not a cost.
+      ...(cost > 0 ? { costUsd: cost } : {}),
+      ...(errors.length > 0 ? { error: errors.join("; ") } : {}),
+    };
+  },
+};
+
+export const createOpencodeAdapter = (config: Config): AgentAdapter => createCliAdapter(opencodeSpec, config);

@@ -1,0 +1,201 @@
+import assert from "node:assert/strict";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
+import { after } from "node:test";
+import { setTimeout as delay } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import type { AgentAdapter, AgentRequest } from "../../src/agents/adapter.js";
+import { type Config, type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
+import { createEventBus } from "../../src/pipeline/event-bus.js";
+import type { EventName, EventOf } from "../../src/pipeline/events.js";
+import type { RunContext } from "../../src/pipeline/run-context.js";
+import type { StoryContext } from "../../src/pipeline/story-context.js";
+import { StorySchema } from "../../src/prd/story.js";
+
+const FAKE = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-cli.mjs");
+export const CLIS = ["claude", "codex", "gemini", "aider", "opencode"] as const;
+
+export interface Fakes {
+  /** Temporary directory holding everything below. */
+  root: string;
+  /** Put first on PATH: one fake executable per CLI. */
+  bin: string;
+  /** The "repository" the agent runs in. */
+  repo: string;
+  log: string;
+}
+
+export interface Call {
+  cli: string;
+  argv: string[];
+  stdin: string;
+  message?: string;
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** Installs the fake CLIs first on this process's PATH (each test file runs in its own process). */
+export function installFakes(): Fakes {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "gantry-agents-")));
+  const bin = join(root, "bin");
+  const repo = join(root, "repo");
+  mkdirSync(bin);
+  mkdirSync(repo);
+  for (const name of CLIS) {
+    copyFileSync(FAKE, join(bin, name));
+    chmodSync(join(bin, name), 0o755);
+  }
+  const log = join(root, "calls.jsonl");
+  process.env.PATH = `${bin}${delimiter}${process.env.PATH ?? ""}`;
+  process.env.FAKE_LOG = log;
+  after(() => rmSync(root, { recursive: true, force: true }));
+  return { root, bin, repo, log };
+}
+
+export function calls(fakes: Fakes): Call[] {
+  if (!existsSync(fakes.log)) return [];
+  return readFileSync(fakes.log, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Call);
+}
+
+/** Clears the call log and the fake's modes. */
+export function reset(
+  fakes: Fakes,
+  mode: { FAKE_MODE?: string; FAKE_RATE_LIMIT_CALLS?: string; FAKE_NO_COST?: string } = {},
+): void {
+  rmSync(fakes.log, { force: true });
+  for (const key of ["FAKE_MODE", "FAKE_RATE_LIMIT_CALLS", "FAKE_NO_COST"] as const) {
+    const value = mode[key];
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
+}
+
+export function config(input: ConfigInput = {}): Config {
+  return ConfigSchema.parse(input);
+}
+
+let prompts = 0;
+
+/** A request as runAgentSession builds it, with the prompt file written. */
+export function request(
+  fakes: Fakes,
+  adapter: AgentAdapter,
+  overrides: Partial<AgentRequest> & { prompt?: string; tier?: string } = {},
+): AgentRequest {
+  const tier = overrides.tier ?? "balanced";
+  const prompt = overrides.prompt ?? "# Implement: US-001 — Add a cart total\n\nSum the lines.\n";
+  const promptFile = join(fakes.root, `prompt-${++prompts}.md`);
+  writeFileSync(promptFile, prompt);
+  return {
+    role: "implement",
+    storyId: "US-001",
+    attempt: 1,
+    tier,
+    model: adapter.modelFor(tier),
+    prompt,
+    promptFile,
+    cwd: fakes.repo,
+    timeoutMs: 30_000,
+    signal: new AbortController().signal,
+    feature: "checkout",
+    runId: "run-1",
+    ...overrides,
+  };
+}
+
+/** A prompt of about `bytes` characters, with lines that make a cut or a reordering visible. */
+export function bigPrompt(bytes: number): string {
+  const lines: string[] = ["# Implement: US-001 — big", 'it\'s "quoted" $HOME `tick` \\ back'];
+  for (let i = 0; lines.join("\n").length < bytes; i++) lines.push(`line ${i}: ${"x".repeat(90)} ünïcødé ✓`);
+  return `${lines.join("\n")}\nEND OF PROMPT\n`;
+}
+
+export interface SessionHarness {
+  ctx: StoryContext;
+  run: RunContext;
+  events: { type: EventName; event: EventOf<EventName> }[];
+  abort: AbortController;
+}
+
+/** The slice of a run that runAgentSession uses, around one adapter. */
+export function sessionHarness(fakes: Fakes, adapter: AgentAdapter, cfg: Config): SessionHarness {
+  const bus = createEventBus({ runId: "run-1" });
+  const events: SessionHarness["events"] = [];
+  bus.onAny("test", (type, event) => {
+    events.push({ type, event });
+  });
+  const abort = new AbortController();
+  const runDir = join(fakes.root, `run-${++prompts}`);
+  mkdirSync(runDir);
+  const run = {
+    runId: "run-1",
+    feature: "checkout",
+    root: fakes.repo,
+    runDir,
+    config: cfg,
+    bus,
+    agent: adapter,
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    signal: abort.signal,
+    cost: { usd: 0, sessions: 0, inexactSessions: 0 },
+    requests: { vetoes: new Map() },
+  } as unknown as RunContext;
+  const story = StorySchema.parse({
+    id: "US-001",
+    title: "Add a cart total",
+    acceptanceCriteria: ["total sums lines"],
+  });
+  const ctx: StoryContext = {
+    run,
+    story,
+    tier: "balanced",
+    pass: 1,
+    baseSha: "0".repeat(40),
+    failureHistory: [],
+    rectifyAttempts: 0,
+    autofixAttempts: 0,
+    agentCalls: 0,
+    costUsd: 0,
+  };
+  return { ctx, run, events, abort };
+}
+
+/** Live (not zombie) processes whose command line holds `marker`, from /proc. */
+export function liveProcesses(marker: string): { pid: number; cmdline: string }[] {
+  const out: { pid: number; cmdline: string }[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+      if (state === "Z" || state === "X") continue;
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8").replaceAll("\0", " ");
+      if (cmdline.includes(marker)) out.push({ pid: Number(entry), cmdline });
+    } catch {
+      // Gone while we looked.
+    }
+  }
+  return out;
+}
+
+/** Killed processes leave /proc a moment after the signal; poll for a bounded time. */
+export async function assertNoneLeft(marker: string): Promise<void> {
+  const deadline = Date.now() + 3000;
+  while (liveProcesses(marker).length > 0 && Date.now() < deadline) await delay(25);
+  assert.deepEqual(liveProcesses(marker), [], `processes of ${marker} left running`);
+}
