@@ -1,70 +1,222 @@
 import type { AgentRole, ReviewCheck, TestFailure } from "../pipeline/events.js";
 import type { Story } from "../prd/story.js";
 
+/** A story this one depends on, as the prompt names it. */
+export interface DependencySummary {
+  id: string;
+  title: string;
+  status: string;
+}
+
 export interface PromptInput {
   role: AgentRole;
   story: Story;
   feature: string;
+  /** The stories `story.dependencies` names, with their status; ids not found are listed as unknown. */
+  dependencies?: DependencySummary[];
   /** For rectify: the parsed failures, then a bounded tail of the raw output. */
   failures?: TestFailure[];
   rawOutputTail?: string;
-  /** For autofix: the failing review checks. */
+  /** For autofix: the review checks (the failing ones are used). */
   findings?: ReviewCheck[];
+  /** `agent.maxPromptChars`. */
   maxChars?: number;
 }
 
-const DEFAULT_MAX = 60_000;
-const TAIL = 8_000;
+export const DEFAULT_MAX_PROMPT_CHARS = 60_000;
+/** The most of a test or check log that goes in, before any cut for size. */
+const RAW_TAIL = 8_000;
+/** One failure's message, at most. */
+const FAILURE_MESSAGE = 2_000;
+/** A section cut to less than this is dropped instead. */
+const MIN_SECTION = 160;
 
-/** The one place a story and a role become the text an agent is given. */
+/**
+ * Parts of the prompt in order. `cut` marks what may shrink to fit `maxChars`, lowest first: the raw output
+ * tail (1), a check's raw output (2), the files named (3), the dependencies (4), the description (5), the
+ * review findings (6), the test failures (7). The title, the acceptance criteria and the instructions
+ * never shrink, even when they alone are over the limit.
+ */
+interface Section {
+  text: string;
+  cut?: number;
+  shrink?: (budget: number) => string;
+}
+
+/**
+ * The one place a story and a role become the text an agent is given: the story (title, description,
+ * acceptance criteria), its dependencies, the files its text names, then what the role needs (failures
+ * first and then a bounded output tail for rectify; the findings for autofix), then the instructions.
+ */
 export function buildPrompt(input: PromptInput): string {
   const { story } = input;
-  const parts: string[] = [];
-  parts.push(`# ${roleHeading(input.role)}: ${story.id} — ${story.title}`, "");
-  parts.push(`Feature: ${input.feature}`, "");
-  if (story.description) parts.push("## Description", "", story.description, "");
+  const sections: Section[] = [
+    { text: `# ${roleHeading(input.role)}: ${story.id} — ${story.title}\n\nFeature: ${input.feature}\n` },
+  ];
+  if (story.description.trim()) {
+    const heading = "## Description\n\n";
+    sections.push({
+      text: `${heading}${story.description.trim()}\n`,
+      cut: 5,
+      shrink: headOf(heading, story.description.trim()),
+    });
+  }
   if (story.acceptanceCriteria.length > 0) {
-    parts.push("## Acceptance criteria", "", ...story.acceptanceCriteria.map((c) => `- ${c}`), "");
+    sections.push({
+      text: `## Acceptance criteria\n\n${story.acceptanceCriteria.map((c) => `- ${c}`).join("\n")}\n`,
+    });
   }
-  if (input.role === "rectify") {
-    parts.push(
-      "## Failing tests",
-      "",
-      "The project's tests fail after your change. Fix the code (not the tests' intent).",
-      "",
-    );
-    for (const f of input.failures ?? [])
-      parts.push(`- ${f.file ? `${f.file}: ` : ""}${f.name}: ${f.message}`);
-    if (input.rawOutputTail)
-      parts.push("", "### Output (tail)", "", "```", input.rawOutputTail.slice(-TAIL), "```");
-    parts.push("");
+  const deps = dependencyLines(story, input.dependencies);
+  if (deps.length > 0) {
+    const heading = "## Dependencies (done before this story)\n\n";
+    sections.push({ text: listText(heading, deps), cut: 4, shrink: listOf(heading, deps) });
   }
-  if (input.role === "autofix") {
-    parts.push(
-      "## Review findings",
-      "",
-      "Lint or typecheck fail. Fix every finding below without changing behaviour.",
-      "",
-    );
-    for (const check of input.findings ?? []) {
-      if (check.success) continue;
-      parts.push(
-        `### ${check.name} (exit code ${check.exitCode})`,
-        "",
-        ...check.findings.map((f) => `- ${f}`),
-        "",
+  const files = filesNamed(story);
+  if (files.length > 0) {
+    const heading = "## Files the story names\n\n";
+    const lines = files.map((f) => `- ${f}`);
+    sections.push({ text: listText(heading, lines), cut: 3, shrink: listOf(heading, lines) });
+  }
+  if (input.role === "rectify") sections.push(...rectifySections(input));
+  if (input.role === "autofix") sections.push(...autofixSections(input));
+  sections.push({ text: instructions(input.role) });
+  return fit(sections, input.maxChars ?? DEFAULT_MAX_PROMPT_CHARS);
+}
+
+function rectifySections(input: PromptInput): Section[] {
+  const heading =
+    "## Failing tests\n\nThe project's tests fail after your change. Fix the code (not the tests' intent).\n\n";
+  const failures = (input.failures ?? []).map(
+    (f) => `- ${f.file ? `${f.file}: ` : ""}${f.name}: ${clip(f.message, FAILURE_MESSAGE)}`,
+  );
+  const out: Section[] = [
+    failures.length > 0
+      ? { text: listText(heading, failures), cut: 7, shrink: listOf(heading, failures) }
+      : { text: `${heading}(no structured failures were parsed; see the output below)\n` },
+  ];
+  const tail = (input.rawOutputTail ?? "").slice(-RAW_TAIL).trim();
+  if (tail) out.push(fenced("### Output (tail)", tail, 1));
+  return out;
+}
+
+function autofixSections(input: PromptInput): Section[] {
+  const out: Section[] = [
+    {
+      text: "## Review findings\n\nLint or typecheck fail. Fix every finding below without changing behaviour.\n",
+    },
+  ];
+  for (const check of input.findings ?? []) {
+    if (check.success) continue;
+    const heading = `### ${check.name} (exit code ${check.exitCode})\n\n`;
+    if (check.findings.length > 0) {
+      const lines = check.findings.map((f) => `- ${f}`);
+      out.push({ text: listText(heading, lines), cut: 6, shrink: listOf(heading, lines) });
+    } else {
+      out.push(
+        fenced(
+          `### ${check.name} (exit code ${check.exitCode}), output tail`,
+          check.output.slice(-RAW_TAIL).trim(),
+          2,
+        ),
       );
-      if (check.findings.length === 0) parts.push("```", check.output.slice(-TAIL), "```", "");
     }
   }
-  if (input.role === "implement") {
-    parts.push(
-      "Implement this story in the repository, with tests that exercise it. Keep the existing tests passing.",
-    );
+  return out;
+}
+
+function instructions(role: AgentRole): string {
+  const common = "Leave your changes uncommitted: gantry runs the checks on the working tree and commits.";
+  if (role === "implement") {
+    return `Implement this story in the repository, with tests that exercise it. Keep the existing tests passing.\n${common}\n`;
   }
-  const text = parts.join("\n");
-  const max = input.maxChars ?? DEFAULT_MAX;
-  return text.length <= max ? text : `${text.slice(0, max - 40)}\n\n[prompt cut at ${max} characters]\n`;
+  if (role === "rectify")
+    return `Make the failing tests above pass, keeping the acceptance criteria met.\n${common}\n`;
+  return `Fix the findings above; do not change what the code does.\n${common}\n`;
+}
+
+/** Shrinks the cuttable sections, lowest `cut` first, until the prompt fits; never the others. */
+function fit(sections: Section[], max: number): string {
+  const join = () => sections.map((s) => s.text).join("\n");
+  let text = join();
+  const cuttable = sections.filter((s) => s.shrink).sort((a, b) => (a.cut ?? 0) - (b.cut ?? 0));
+  for (const section of cuttable) {
+    if (text.length <= max) break;
+    const budget = section.text.length - (text.length - max);
+    section.text = budget >= MIN_SECTION && section.shrink ? section.shrink(budget) : "";
+    const kept = sections.filter((s) => s.text !== "");
+    sections.length = 0;
+    sections.push(...kept);
+    text = join();
+  }
+  return text;
+}
+
+function listText(heading: string, lines: string[]): string {
+  return `${heading}${lines.join("\n")}\n`;
+}
+
+/** The first items that fit, then how many were left out. */
+function listOf(heading: string, lines: string[]): (budget: number) => string {
+  return (budget) => {
+    const kept: string[] = [];
+    let size = heading.length + 40;
+    for (const line of lines) {
+      if (size + line.length + 1 > budget) break;
+      kept.push(line);
+      size += line.length + 1;
+    }
+    const left = lines.length - kept.length;
+    return `${heading}${[...kept, `- … ${left} more left out to fit the prompt size limit`].join("\n")}\n`;
+  };
+}
+
+function headOf(heading: string, body: string): (budget: number) => string {
+  const note = "\n[… cut to fit the prompt size limit]\n";
+  return (budget) => `${heading}${body.slice(0, Math.max(0, budget - heading.length - note.length))}${note}`;
+}
+
+/** A fenced block of output, cut from the front (the end of a log says most). */
+function fenced(heading: string, body: string, cut: number): Section {
+  const fence = body.includes("```") ? "````" : "```";
+  const wrap = (text: string) => `${heading}\n\n${fence}\n${text}\n${fence}\n`;
+  const note = "[… earlier output cut]\n";
+  return {
+    text: wrap(body),
+    cut,
+    shrink: (budget) => wrap(`${note}${body.slice(-Math.max(0, budget - wrap("").length - note.length))}`),
+  };
+}
+
+function dependencyLines(story: Story, given: DependencySummary[] | undefined): string[] {
+  const byId = new Map((given ?? []).map((d) => [d.id, d]));
+  const ids = [...new Set([...story.dependencies, ...byId.keys()])];
+  return ids.map((id) => {
+    const dep = byId.get(id);
+    return dep ? `- ${dep.id} — ${dep.title} (${dep.status})` : `- ${id} (status unknown)`;
+  });
+}
+
+const EXTENSIONS =
+  "ts|tsx|js|jsx|mjs|cjs|mts|cts|json|jsonc|md|mdx|py|go|rs|java|kt|kts|rb|php|cs|c|h|cc|cpp|hpp|swift|scala|css|scss|less|html|vue|svelte|yml|yaml|toml|ini|sql|sh|bash|txt|xml|gradle|lock|proto|graphql";
+const FILE_PATTERN = new RegExp(
+  `(?<![\\w/.:-])((?:\\.{1,2}/)?(?:[\\w@.-]+/)*[\\w@-][\\w@.-]*\\.(?:${EXTENSIONS}))(?![\\w/-])`,
+  "g",
+);
+
+/** Paths and file names the story's text mentions (`src/cart.ts`, `package.json`), each once, in order. */
+export function filesNamed(story: Story): string[] {
+  const text = [story.title, story.description, ...story.acceptanceCriteria].join("\n");
+  const found = new Set<string>();
+  for (const match of text.matchAll(FILE_PATTERN)) {
+    const path = match[1];
+    // "Node.js", "Vue.js": a capitalised bare name ending in .js is a library, not a file.
+    if (path && !/^[A-Z][A-Za-z0-9]*\.js$/.test(path)) found.add(path);
+  }
+  return [...found];
+}
+
+function clip(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)} […]`;
 }
 
 function roleHeading(role: AgentRole): string {
