@@ -1,0 +1,110 @@
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { AgentRegistry } from "../agents/registry.js";
+import { loadConfig } from "../config/loader.js";
+import { projectRoot } from "./project.js";
+
+const VERSION_TIMEOUT_MS = 5000;
+
+interface AgentInfo {
+  name: string;
+  default: boolean;
+  /** The executable, for the named CLIs; the command adapter runs `agent.command.run` instead. */
+  bin: string | null;
+  /** Where the executable is on PATH, or null when it is not there. */
+  path: string | null;
+  version: string | null;
+  /** The command adapter's `agent.command.run`, when set. */
+  command?: string | null;
+  models: Record<string, string>;
+  ready: boolean;
+}
+
+/**
+ * `gantry agents`: every adapter, whether its CLI is on PATH and its `--version`, and the model it runs for
+ * each tier. Exit 0, or 1 when the configured `agent.default` cannot run here.
+ */
+export async function agentsCommand(options: {
+  json?: boolean;
+  dir?: string;
+  /** Where the report goes; standard output by default. */
+  write?: (text: string) => void;
+}): Promise<number> {
+  const write = options.write ?? ((text: string) => void process.stdout.write(text));
+  const root = projectRoot(options.dir);
+  const config = loadConfig(root);
+  const registry = new AgentRegistry();
+  const infos = await Promise.all(
+    registry.names().map(async (name): Promise<AgentInfo> => {
+      const adapter = registry.create(name, config);
+      const models = Object.fromEntries(config.routing.tiers.map((tier) => [tier, adapter.modelFor(tier)]));
+      const isDefault = name === config.agent.default;
+      if (!adapter.bin) {
+        const command = config.agent.command?.run ?? null;
+        return {
+          name,
+          default: isDefault,
+          bin: null,
+          path: null,
+          version: null,
+          command,
+          models,
+          ready: !!command,
+        };
+      }
+      const path = findOnPath(adapter.bin);
+      const version = path ? await versionOf(path) : null;
+      return { name, default: isDefault, bin: adapter.bin, path, version, models, ready: path !== null };
+    }),
+  );
+  const exitCode = infos.find((i) => i.default)?.ready === false ? 1 : 0;
+  if (options.json) {
+    write(`${JSON.stringify({ default: config.agent.default, agents: infos })}\n`);
+    return exitCode;
+  }
+  for (const info of infos) {
+    const mark = info.default ? "*" : " ";
+    const where = info.bin
+      ? info.path
+        ? `${info.path}${info.version ? `  (${info.version})` : ""}`
+        : `${info.bin}: not on PATH`
+      : info.command
+        ? `runs: ${info.command}`
+        : "agent.command.run is not set";
+    const models = Object.entries(info.models)
+      .map(([tier, model]) => `${tier}=${model}`)
+      .join(" ");
+    write(`${mark} ${info.name.padEnd(9)} ${where}\n            models: ${models}\n`);
+  }
+  write(`\n* agent.default (${config.agent.default})\n`);
+  return exitCode;
+}
+
+/** The first executable file named `bin` in a PATH directory, like the shell would run. */
+export function findOnPath(bin: string, pathVariable = process.env.PATH ?? ""): string | null {
+  for (const dir of pathVariable.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, bin);
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return null;
+}
+
+/** The first line `<bin> --version` prints, within a short timeout; null when it prints nothing or fails. */
+async function versionOf(path: string): Promise<string | null> {
+  const { execa } = await import("execa");
+  const result = await execa(path, ["--version"], {
+    reject: false,
+    timeout: VERSION_TIMEOUT_MS,
+    stdin: "ignore",
+    forceKillAfterDelay: 1000,
+  });
+  if (result.timedOut || result.failed) return null;
+  const line = `${result.stdout}\n${result.stderr}`.split("\n").find((l) => l.trim() !== "");
+  return line ? line.trim().slice(0, 120) : null;
+}
