@@ -71,6 +71,13 @@ program
   .option("--json", "print only the detection result as JSON, on stdout")
   .action(async (options) => exit(await (await import("./cli/init.js")).initCommand(options)));
 
+program
+  .command("agents")
+  .description("list the agent adapters: CLI on PATH, version, model per tier")
+  .option("--dir <path>", "the project root (default: .)")
+  .option("--json", "machine-readable output, on stdout")
+  .action(async (options) => exit(await (await import("./cli/agents.js")).agentsCommand(options)));
+
 const ledger = program
   .command("ledger")
   .description("list a run's gate verdicts (the newest run unless --run names one)")

@@ -1,7 +1,6 @@
-import { buildPrompt } from "../agents/prompt.js";
-import { runAgentSession } from "../agents/session.js";
 import type { Stage } from "../pipeline/stage.js";
 import { runMechanicalFixes } from "../review/autofix.js";
+import { agentStep } from "./agent-step.js";
 
 /**
  * Only after a failed review. Each attempt first runs lintFix and formatFix; when they changed nothing,
@@ -37,15 +36,8 @@ export const autofixStage: Stage = {
       fixType: "agent",
       command: ctx.run.agent.name,
     });
-    const prompt = buildPrompt({
-      role: "autofix",
-      story: ctx.story,
-      feature: ctx.run.feature,
-      findings: failed.checks,
-    });
-    const outcome = await runAgentSession(ctx, "autofix", prompt);
-    if (outcome.kind === "paused") return { action: "pause", reason: outcome.reason };
-    if (outcome.kind === "error") return { action: "escalate", reason: outcome.reason };
+    const stopped = await agentStep(ctx, "autofix", { findings: failed.checks });
+    if (stopped) return stopped;
     return {
       action: "retry",
       fromStage: "verify",

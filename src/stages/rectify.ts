@@ -1,6 +1,5 @@
-import { buildPrompt } from "../agents/prompt.js";
-import { runAgentSession } from "../agents/session.js";
 import type { Stage } from "../pipeline/stage.js";
+import { agentStep } from "./agent-step.js";
 
 /**
  * Only after a failed verify (or regression): an agent session given the structured failures, then
@@ -30,16 +29,11 @@ export const rectifyStage: Stage = {
       maxAttempts: settings.maxAttempts,
       failures: failed.failures,
     });
-    const prompt = buildPrompt({
-      role: "rectify",
-      story: ctx.story,
-      feature: ctx.run.feature,
+    const stopped = await agentStep(ctx, "rectify", {
       failures: failed.failures,
       rawOutputTail: failed.rawOutputTail,
     });
-    const outcome = await runAgentSession(ctx, "rectify", prompt);
-    if (outcome.kind === "paused") return { action: "pause", reason: outcome.reason };
-    if (outcome.kind === "error") return { action: "escalate", reason: outcome.reason };
+    if (stopped) return stopped;
     return {
       action: "retry",
       fromStage: "verify",
