@@ -22,6 +22,8 @@ const RoutingSchema = z.looseObject({
   testStrategy: z.string().optional(),
   tier: z.string().optional(),
   reason: z.string().optional(),
+  /** "prd" when the PRD's author set the complexity, "gantry" when gantry's heuristics did. */
+  decidedBy: z.string().optional(),
 });
 
 /** One user story as nax and Ralph write it; fields gantry does not know are kept. */

@@ -7,6 +7,9 @@ import type { PluginRouter, RouteAnswer } from "../plugins/types.js";
 import { describeValue } from "../plugins/validate.js";
 import { COMPLEXITIES, type Complexity, type Story } from "../prd/story.js";
 
+/** Marks a `story.routing` written by gantry's own heuristics, so a later run decides afresh. */
+const GANTRY = "gantry";
+
 export interface RoutingDecision {
   complexity: Complexity;
   testStrategy: string;
@@ -29,7 +32,8 @@ const KEYWORDS: [Complexity, RegExp][] = [
 /** Complexity and tier from the story's own `routing`, else from keywords and size. */
 export function routeStory(story: Story, config: Config): RoutingDecision {
   const tierOf = (c: Complexity) => config.routing.complexityTier[c];
-  const given = story.routing?.complexity;
+  // gantry writes its own decision back to the story; only a complexity the PRD's author set is "given".
+  const given = story.routing?.decidedBy === GANTRY ? undefined : story.routing?.complexity;
   if (given) {
     return {
       complexity: given,
@@ -157,6 +161,7 @@ export const routingStage: Stage = {
         testStrategy: decision.testStrategy,
         tier: ctx.tier,
         reason: decision.reason,
+        decidedBy: ctx.story.routing?.complexity && ctx.story.routing.decidedBy !== GANTRY ? "prd" : GANTRY,
       },
     });
     return CONTINUE;
