@@ -1,5 +1,5 @@
 import type { AgentAdapter } from "../agents/adapter.js";
-import type { Config } from "../config/schema.js";
+import type { Config, InteractionAction } from "../config/schema.js";
 import type { GitRepo } from "../git/repo.js";
 import type { StoryStore } from "../prd/story-store.js";
 import type { LedgerReader } from "../subscribers/ledger-reader.js";
@@ -19,6 +19,14 @@ export interface CostTotals {
 export interface RunRequests {
   vetoes: Map<string, string>;
   pauseReason?: string;
+  /** Interaction answers not yet acted on; the story executor takes its own at its boundaries. */
+  decisions: Decision[];
+}
+
+export interface Decision {
+  storyId?: string;
+  trigger: string;
+  action: InteractionAction;
 }
 
 /** Everything a run shares with its stages, built once at start-up. */

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { AgentRegistry } from "../agents/registry.js";
 import { InputError } from "../config/input-error.js";
-import { type Config, mandatoryGates } from "../config/schema.js";
+import { type Config, DEFAULT_TRIGGER_TIMEOUT_SECONDS, mandatoryGates } from "../config/schema.js";
 import { openRepo } from "../git/repo.js";
 import type { Prd } from "../prd/story.js";
 import { StoryStore } from "../prd/story-store.js";
@@ -57,11 +57,20 @@ export async function createRunContext(
       setup.warn(`gantry: subscriber "${subscriber}" failed on ${event}: ${message}`);
     },
   });
-  const requests: RunRequests = { vetoes: new Map() };
+  const requests: RunRequests = { vetoes: new Map(), decisions: [] };
   const control: RunControl = {
     vetoStory: (storyId, reason) => requests.vetoes.set(storyId, reason),
     requestPause: (reason) => {
       requests.pauseReason ??= reason;
+    },
+    decide: (storyId, trigger, action) => {
+      requests.decisions.push({ storyId, trigger, action });
+      if (action === "abort") requests.pauseReason ??= `interaction ${trigger} answered abort`;
+    },
+    // The run's own config object: agent sessions read the limit from it before they start.
+    raiseCostLimit: (usd) => {
+      config.execution.costLimitUsd += usd;
+      return config.execution.costLimitUsd;
     },
     signal: setup.signal,
   };
@@ -87,13 +96,21 @@ export async function createRunContext(
   return { run, control, closeLog: () => logger.flush() };
 }
 
-/** Long enough for the slowest configured hook (a vetoing on-story-start must be heard), at least 30 s. */
+/**
+ * Long enough for the slowest configured hook (a vetoing on-story-start must be heard) and the longest
+ * interaction wait (an answer must be in before the run acts), at least 30 s.
+ */
 function flushTimeout(config: Config): number {
   let longest = 10_000;
   for (const entries of Object.values(config.hooks)) {
     for (const entry of Array.isArray(entries) ? entries : [entries]) {
       if (typeof entry === "object" && entry.timeoutMs) longest = Math.max(longest, entry.timeoutMs);
     }
+  }
+  for (const trigger of Object.values(config.interaction.triggers)) {
+    if (!trigger?.enabled) continue;
+    const seconds = trigger.timeoutSeconds ?? DEFAULT_TRIGGER_TIMEOUT_SECONDS;
+    longest = Math.max(longest, seconds * 1000);
   }
   return Math.max(30_000, longest + 5_000);
 }

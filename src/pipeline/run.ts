@@ -98,6 +98,8 @@ async function walkStories(run: RunContext, options: RunOptions, walk: Walk): Pr
       break;
     }
   }
+  // A pause asked for during the last story (an interaction's `abort`) still ends the run paused.
+  if (!options.signal.aborted) walk.pauseReason ??= run.requests.pauseReason;
   if (walk.pauseReason) {
     run.bus.emit("run:pause", { reason: walk.pauseReason });
     return;

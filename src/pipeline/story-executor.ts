@@ -6,6 +6,7 @@ import type { StoryStatus } from "./events.js";
 import type { RunContext } from "./run-context.js";
 import { runStages } from "./runner.js";
 import type { StoryContext } from "./story-context.js";
+import { dropDecisions, settle, takeDecision, withInteraction } from "./story-decisions.js";
 
 export interface StoryOutcome {
   status: Extract<StoryStatus, "passed" | "failed" | "skipped" | "blocked" | "paused">;
@@ -16,6 +17,7 @@ export interface StoryOutcome {
 /**
  * Carries one story through the stages, one pass per tier: starts at the tier its complexity maps to,
  * goes one tier up on `escalate`, and past the top tier the story fails (`escalation:exhausted`).
+ * Interaction answers (story-decisions.ts) may skip it, pause the run, or give it one more pass.
  */
 export async function executeStory(run: RunContext, story: Story): Promise<StoryOutcome> {
   const { bus, config, stories } = run;
@@ -27,7 +29,8 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
     return { status: "blocked", reason, agentCalls: 0 };
   }
   const tiers = config.routing.tiers;
-  let tierIndex = Math.max(0, tiers.indexOf(routeStory(story, config).tier));
+  const firstTier = Math.max(0, tiers.indexOf(routeStory(story, config).tier));
+  let tierIndex = firstTier;
   const started = performance.now();
   const ctx: StoryContext = {
     run,
@@ -43,12 +46,20 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
   };
   run.state.update({ currentStory: story.id });
   stories.update(story.id, { status: "in-progress" });
+  dropDecisions(run, story.id);
   bus.emit("story:start", { story: summarize(story), tier: ctx.tier });
   await bus.flush();
   const veto = run.requests.vetoes.get(story.id);
   if (veto !== undefined) return skip(run, story, `vetoed by the on-story-start hook: ${veto}`);
+  const ambiguity = takeDecision(run, story.id, "story-ambiguity");
+  if (ambiguity === "skip")
+    return skip(run, story, "no acceptance criteria; interaction story-ambiguity: skip");
+  if (ambiguity === "abort") return pause(run, ctx, "interaction story-ambiguity answered abort");
 
-  for (let passes = 0; passes < tiers.length; passes++) {
+  const stages = withInteraction(STORY_STAGES, run);
+  const retried = new Set<string>();
+  // One pass per tier; a max-retries retry adds one pass, a human-review retry the tiers once more.
+  for (let passes = 0; passes < 2 * tiers.length + 1; passes++) {
     if (run.state.data.iterations >= config.execution.maxIterations) {
       return pause(run, ctx, `execution.maxIterations (${config.execution.maxIterations}) reached`);
     }
@@ -62,7 +73,7 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
       autofixAttempts: 0,
     });
     stories.update(story.id, { attempts: ctx.pass });
-    const outcome = await runStages(STORY_STAGES, ctx, {
+    const outcome = await runStages(stages, ctx, {
       bus,
       maxStageRetries: config.execution.maxStageRetries,
       signal: run.signal,
@@ -83,6 +94,11 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
         const next = tiers[tierIndex + 1];
         if (next === undefined) {
           bus.emit("escalation:exhausted", { storyId: story.id, attempts: ctx.pass });
+          if ((await settle(run, story.id, "human-review", retried)) === "retry") {
+            tierIndex = firstTier;
+            ctx.tier = tiers[firstTier] as string;
+            continue;
+          }
           return fail(run, ctx, `every tier failed; last: ${outcome.reason}`);
         }
         bus.emit("escalation:tier-change", {
@@ -95,10 +111,17 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
         ctx.tier = next;
         continue;
       }
-      case "fail":
+      case "fail": {
+        const retries = outcome.reason.startsWith("MAX_STAGE_RETRIES")
+          ? await settle(run, story.id, "max-retries", retried)
+          : undefined;
+        if (retries === "retry") continue;
+        if (retries === "skip")
+          return skip(run, story, `${outcome.reason}; interaction max-retries: skip`, ctx);
         return fail(run, ctx, outcome.reason);
+      }
       case "skip":
-        return skip(run, story, outcome.reason, ctx.agentCalls);
+        return skip(run, story, outcome.reason, ctx);
       case "pause":
         return pause(run, ctx, outcome.reason);
     }
@@ -114,10 +137,20 @@ async function fail(run: RunContext, ctx: StoryContext, reason: string): Promise
   return { status: "failed", reason, agentCalls: ctx.agentCalls };
 }
 
-function skip(run: RunContext, story: Story, reason: string, agentCalls = 0): StoryOutcome {
+/** A story skipped after work began has that work set aside, as a failed one has: the next story starts clean. */
+async function skip(
+  run: RunContext,
+  story: Story,
+  reason: string,
+  ctx?: StoryContext,
+): Promise<StoryOutcome> {
+  const stash = ctx
+    ? await run.git.setAside(`gantry(${story.id}) skipped work, run ${run.runId}`)
+    : undefined;
+  const kept = stash ? `; its changes were kept in git stash ${stash.slice(0, 12)}` : "";
   run.stories.update(story.id, { status: "skipped", failureReason: reason });
-  run.bus.emit("story:skip", { story: summarize(story), reason });
-  return { status: "skipped", reason, agentCalls };
+  run.bus.emit("story:skip", { story: summarize(story), reason: `${reason}${kept}` });
+  return { status: "skipped", reason, agentCalls: ctx?.agentCalls ?? 0 };
 }
 
 function pause(run: RunContext, ctx: StoryContext, reason: string): StoryOutcome {

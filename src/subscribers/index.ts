@@ -1,9 +1,11 @@
 import type { Config } from "../config/schema.js";
 import type { EventBus } from "../pipeline/event-bus.js";
 import type { RunControl } from "../pipeline/run-control.js";
+import type { Story } from "../prd/story.js";
 import type { Logger } from "../util/logger.js";
 import { wireEventsLog } from "./events-log.js";
 import { wireHooks } from "./hooks.js";
+import { wireInteraction } from "./interaction.js";
 import { wireLedger } from "./ledger.js";
 import { wireProgress } from "./progress.js";
 import { wireRunLog } from "./run-log.js";
@@ -15,6 +17,8 @@ export interface SubscriberDeps {
   config: Config;
   control: RunControl;
   logger: Logger;
+  /** The run's stories, read by interaction triggers (acceptance criteria). */
+  stories: { get(id: string): Story | undefined };
   warn: (line: string) => void;
   /** Where plain progress lines go; undefined for none (e.g. --json). */
   progress?: (line: string) => void;
@@ -30,6 +34,7 @@ export function wireSubscribers(bus: EventBus, deps: SubscriberDeps): () => void
     wireEventsLog(bus, { runDir: deps.runDir }),
     wireRunLog(bus, deps.logger),
     wireHooks(bus, deps),
+    wireInteraction(bus, deps),
   ];
   if (deps.progress) disposers.push(wireProgress(bus, { write: deps.progress }));
   return () => {

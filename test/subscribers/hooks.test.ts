@@ -69,6 +69,8 @@ function harness(hooks: ConfigInput["hooks"], root = freshDir()): Harness {
   const control: RunControl = {
     vetoStory: (id, reason) => vetoes.push([id, reason]),
     requestPause: () => {},
+    decide: () => {},
+    raiseCostLimit: () => 0,
     signal: abort.signal,
   };
   const dispose = wireHooks(bus, {

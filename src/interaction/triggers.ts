@@ -1,0 +1,151 @@
+import { type Config, type InteractionAction, TRIGGERS, type TriggerName } from "../config/schema.js";
+import type { EventBus } from "../pipeline/event-bus.js";
+import type { RunControl } from "../pipeline/run-control.js";
+import type { Story } from "../prd/story.js";
+
+/** The share of `execution.costLimitUsd` at which `cost-warning` speaks, once a run. */
+export const COST_WARNING_SHARE = 0.8;
+
+export interface Question {
+  storyId?: string;
+  summary: string;
+  options: InteractionAction[];
+}
+
+export interface TriggerDeps {
+  config: Config;
+  control: RunControl;
+  stories: { get(id: string): Story | undefined };
+  /**
+   * Asks through the channel, announcing `interaction:request` / `interaction:response`; never throws.
+   * Undefined when the run was interrupted while waiting: nothing is decided then, the run is stopping.
+   */
+  ask(trigger: TriggerName, question: Question): Promise<InteractionAction | undefined>;
+}
+
+export function triggerEnabled(config: Config, trigger: TriggerName): boolean {
+  return config.interaction.triggers[trigger]?.enabled === true;
+}
+
+/**
+ * Wires each enabled trigger to its event. A trigger asks, then records the answer through RunControl;
+ * the run acts on it at its next boundary (the story executor, after `bus.flush()`). Each handler returns
+ * its promise, so that flush is what waits for the answer.
+ */
+export function wireTriggers(bus: EventBus, deps: TriggerDeps): () => void {
+  const { config, control } = deps;
+  const on = (trigger: TriggerName, wire: () => () => void) =>
+    triggerEnabled(config, trigger) ? [wire()] : [];
+  /** `trigger:story` once given a retry: retry is offered once per story and trigger in a run. */
+  const retried = new Set<string>();
+  /** Retries counted in the story's current pass, as the runner counts them (MAX_STAGE_RETRIES). */
+  const passRetries = new Map<string, number>();
+
+  const offered = (trigger: TriggerName, storyId?: string): InteractionAction[] =>
+    TRIGGERS[trigger].actions.filter(
+      (action) =>
+        !(action === "retry" && retried.has(`${trigger}:${storyId}`)) &&
+        !(
+          action === "approve" &&
+          trigger === "cost-exceeded" &&
+          !config.interaction.triggers[trigger]?.raiseUsd
+        ),
+    );
+  const decideForStory = async (trigger: TriggerName, storyId: string, summary: string) => {
+    const action = await deps.ask(trigger, { storyId, summary, options: offered(trigger, storyId) });
+    if (action === undefined) return;
+    if (action === "retry") {
+      retried.add(`${trigger}:${storyId}`);
+      passRetries.set(storyId, 0); // the retry is a new pass
+    }
+    control.decide(storyId, trigger, action);
+  };
+
+  const offs = [
+    ...on("story-ambiguity", () =>
+      bus.on("story:start", "interaction story-ambiguity", async ({ story }) => {
+        const criteria = deps.stories.get(story.id)?.acceptanceCriteria ?? [];
+        if (criteria.some((c) => c.trim() !== "")) return;
+        await decideForStory(
+          "story-ambiguity",
+          story.id,
+          `${story.id} "${story.title}" has no acceptance criteria`,
+        );
+      }),
+    ),
+    ...on("human-review", () =>
+      bus.on("escalation:exhausted", "interaction human-review", async ({ storyId, attempts }) => {
+        const summary = `${storyId} failed at every tier (${attempts} passes); a person may want to look`;
+        await decideForStory("human-review", storyId, summary);
+      }),
+    ),
+    ...on("max-retries", () => {
+      const reset = (storyId: string) => {
+        passRetries.set(storyId, 0);
+      };
+      const offStart = bus.on("story:start", "interaction max-retries", ({ story }) => reset(story.id));
+      const offTier = bus.on("escalation:tier-change", "interaction max-retries", ({ storyId }) =>
+        reset(storyId),
+      );
+      const offExit = bus.on("stage:exit", "interaction max-retries", async ({ storyId, stage, result }) => {
+        if (result.action !== "retry") return;
+        const count = (passRetries.get(storyId) ?? 0) + 1;
+        passRetries.set(storyId, count);
+        const max = config.execution.maxStageRetries;
+        // The runner ends the pass at exactly this retry: `MAX_STAGE_RETRIES (max) exceeded`.
+        if (count !== max + 1) return;
+        const summary = `${storyId}: MAX_STAGE_RETRIES (${max}) exceeded; last from ${stage}: ${result.reason}`;
+        await decideForStory("max-retries", storyId, summary);
+      });
+      return () => {
+        offStart();
+        offTier();
+        offExit();
+      };
+    }),
+    ...on("review-gate", () => {
+      const asked = new Set<string>();
+      return bus.on(
+        "review:result",
+        "interaction review-gate",
+        async ({ storyId, success, checks, attempt }) => {
+          // Once a pass: autofix re-runs review, and a person need not be asked after every attempt.
+          if (success || asked.has(`${storyId}#${attempt}`)) return;
+          asked.add(`${storyId}#${attempt}`);
+          const failing = checks.filter((c) => !c.success).map((c) => c.name);
+          await decideForStory("review-gate", storyId, `${storyId}: review failed (${failing.join(", ")})`);
+        },
+      );
+    }),
+    ...on("cost-warning", () => {
+      let warned = false;
+      return bus.on("run:cost-check", "interaction cost-warning", async ({ costUsd, limitUsd }) => {
+        if (warned || limitUsd <= 0 || costUsd < limitUsd * COST_WARNING_SHARE || costUsd >= limitUsd) return;
+        warned = true;
+        const summary = `cost $${costUsd.toFixed(2)} is over ${COST_WARNING_SHARE * 100}% of the limit $${limitUsd.toFixed(2)}`;
+        await deps.ask("cost-warning", { summary, options: offered("cost-warning") });
+      });
+    }),
+    ...on("cost-exceeded", () => {
+      let asking = false;
+      return bus.on("run:cost-check", "interaction cost-exceeded", async ({ costUsd, limitUsd }) => {
+        if (asking || limitUsd <= 0 || costUsd < limitUsd) return;
+        asking = true;
+        try {
+          const raise = config.interaction.triggers["cost-exceeded"]?.raiseUsd ?? 0;
+          const summary =
+            `cost $${costUsd.toFixed(2)} reached the limit $${limitUsd.toFixed(2)}; the run pauses` +
+            (raise > 0 ? ` unless approved to go on with the limit raised by $${raise.toFixed(2)}` : "");
+          const action = await deps.ask("cost-exceeded", { summary, options: offered("cost-exceeded") });
+          if (action === "approve" && raise > 0) control.raiseCostLimit(raise);
+          else if (action !== undefined) control.decide(undefined, "cost-exceeded", "abort");
+        } finally {
+          asking = false;
+        }
+      });
+    }),
+  ];
+  return () => {
+    for (const off of offs) off();
+  };
+}
