@@ -20,6 +20,7 @@ program
   .option("--dir <path>", "the project root", ".")
   .option("--dry-run", "print the stories, their order and routing; run nothing")
   .option("--allow-dirty", "start even though the working tree has uncommitted changes")
+  .option("--reporter <name>", "a reporter instead of the config's (repeatable)", collect, [])
   .addOption(
     new Option("--regression <mode>", "override execution.regression.mode").choices([
       "inline",

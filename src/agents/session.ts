@@ -102,6 +102,6 @@ function record(ctx: StoryContext, result: AgentResult): void {
   const { cost } = ctx.run;
   cost.usd += result.costUsd;
   cost.sessions += 1;
-  if (result.costBasis !== "exact") cost.inexactSessions += 1;
+  cost.byBasis[result.costBasis] += 1;
   ctx.costUsd += result.costUsd;
 }

@@ -1,5 +1,6 @@
 import { InputError } from "../config/input-error.js";
 import { loadConfig } from "../config/loader.js";
+import type { Config } from "../config/schema.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { featurePrdPath, projectRoot } from "./project.js";
@@ -11,6 +12,7 @@ export interface RunCommandOptions {
   dryRun?: boolean;
   allowDirty?: boolean;
   regression?: "inline" | "deferred" | "off";
+  reporter: string[];
   json?: boolean;
 }
 
@@ -39,6 +41,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   const { runFeature } = await import("../pipeline/run.js");
+  const reporters = await resolveRunReporters(root, config.reporters, options);
   try {
     const code = await runFeature({
       root,
@@ -48,7 +51,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       only: options.story,
       allowDirty: Boolean(options.allowDirty),
       signal: controller.signal,
-      progress: options.json ? undefined : (line) => process.stdout.write(line),
+      reporters,
       warn: (line) => process.stderr.write(`${line}\n`),
     });
     if (options.json) {
@@ -83,4 +86,18 @@ async function dryRun(
     for (const p of plan)
       process.stdout.write(`${p.id}  ${p.complexity}/${p.tier}  ${p.title}  (${p.reason})\n`);
   return 0;
+}
+
+/** Reporters from --reporter, else the config; with --json, stdout is for the summary alone. */
+async function resolveRunReporters(
+  root: string,
+  configured: Config["reporters"],
+  options: RunCommandOptions,
+) {
+  const { CLI_ORIGIN, CONFIG_ORIGIN, resolveReporters } = await import("../reporters/loader.js");
+  const fromCli = options.reporter.length > 0;
+  const entries = (fromCli ? options.reporter : configured).filter(
+    (entry) => !(options.json && (entry === "default" || entry === "json")),
+  );
+  return resolveReporters(entries, root, fromCli ? CLI_ORIGIN : CONFIG_ORIGIN);
 }

@@ -80,6 +80,7 @@ export const HookPayloadSchema = z
         paused: count,
         durationMs: z.number().nonnegative(),
         costUsd: z.number().nonnegative(),
+        costBasis: z.enum(["exact", "partial", "estimated", "unknown"]),
       }),
       exitCode: z.number().int().describe("the exit code gantry run ends with"),
     }),

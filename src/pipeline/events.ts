@@ -85,6 +85,8 @@ export interface RunSummary {
   paused: number;
   durationMs: number;
   costUsd: number;
+  /** How the total is known: every session exact, some, estimated from prices, or not at all. */
+  costBasis: "exact" | "partial" | "estimated" | "unknown";
 }
 
 export interface StoryMetrics {

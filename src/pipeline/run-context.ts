@@ -1,18 +1,20 @@
 import type { AgentAdapter } from "../agents/adapter.js";
 import type { Config, InteractionAction } from "../config/schema.js";
 import type { GitRepo } from "../git/repo.js";
+import type { PluginSet } from "../plugins/types.js";
 import type { StoryStore } from "../prd/story-store.js";
 import type { LedgerReader } from "../subscribers/ledger-reader.js";
 import type { Logger } from "../util/logger.js";
 import type { EventBus } from "./event-bus.js";
+import type { CostBasis } from "./events.js";
 import type { RunControl } from "./run-control.js";
 import type { RunState } from "./run-state.js";
 
 export interface CostTotals {
   usd: number;
   sessions: number;
-  /** Sessions whose cost the agent did not report exactly. */
-  inexactSessions: number;
+  /** Sessions by how their cost is known. */
+  byBasis: Record<CostBasis, number>;
 }
 
 /** What subscribers asked of the run through RunControl, read by the run at its boundaries. */
@@ -48,4 +50,5 @@ export interface RunContext {
   cost: CostTotals;
   state: RunState;
   requests: RunRequests;
+  plugins: PluginSet;
 }

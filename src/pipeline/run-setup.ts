@@ -4,6 +4,8 @@ import { AgentRegistry } from "../agents/registry.js";
 import { InputError } from "../config/input-error.js";
 import { type Config, DEFAULT_TRIGGER_TIMEOUT_SECONDS, mandatoryGates } from "../config/schema.js";
 import { openRepo } from "../git/repo.js";
+import { loadPlugins } from "../plugins/loader.js";
+import { registerPluginAgents } from "../plugins/registry.js";
 import type { Prd } from "../prd/story.js";
 import { StoryStore } from "../prd/story-store.js";
 import { LEDGER_FILE } from "../subscribers/ledger.js";
@@ -35,7 +37,9 @@ export async function createRunContext(
   setup: RunSetup,
 ): Promise<{ run: RunContext; control: RunControl; closeLog: () => void }> {
   const { root, config, feature } = setup;
+  const plugins = await loadPlugins(config, root);
   const registry = new AgentRegistry();
+  registerPluginAgents(registry, plugins);
   if (!registry.names().includes(config.agent.default)) {
     throw new InputError(
       ".gantry/config.json",
@@ -43,6 +47,7 @@ export async function createRunContext(
       `unknown agent "${config.agent.default}"; expected one of ${registry.names().join(", ")}`,
     );
   }
+  const agent = registry.create(config.agent.default, config);
   const git = await openRepo(root);
   const runId = newRunId();
   const runDir = join(root, ".gantry", "runs", runId);
@@ -83,15 +88,16 @@ export async function createRunContext(
     mandatoryGates: mandatoryGates(config),
     bus,
     git,
-    agent: registry.create(config.agent.default, config),
+    agent,
     stories: new StoryStore(setup.prdPath, setup.prd),
     ledger: new LedgerReader(join(runDir, LEDGER_FILE)),
     logger,
     control,
     signal: setup.signal,
-    cost: { usd: 0, sessions: 0, inexactSessions: 0 },
+    cost: { usd: 0, sessions: 0, byBasis: { exact: 0, estimated: 0, unknown: 0 } },
     state: new RunState(runDir, { runId, feature }),
     requests,
+    plugins,
   };
   return { run, control, closeLog: () => logger.flush() };
 }

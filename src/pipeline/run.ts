@@ -3,13 +3,15 @@ import type { Config } from "../config/schema.js";
 import { openRepo } from "../git/repo.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
+import { createReporters, type ResolvedReporter } from "../reporters/loader.js";
 import { acceptance } from "../stages/post-run/acceptance.js";
 import { deferredRegression, type PostRunResult } from "../stages/post-run/deferred-regression.js";
+import { totalCostBasis } from "../subscribers/cost-log.js";
 import { wireSubscribers } from "../subscribers/index.js";
 import type { RunSummary } from "./events.js";
 import { acquireLock } from "./lock.js";
 import { isResumable, previousRun, reconcile } from "./resume.js";
-import type { RunContext } from "./run-context.js";
+import type { CostTotals, RunContext } from "./run-context.js";
 import { createRunContext } from "./run-setup.js";
 import { executeStory, type StoryOutcome } from "./story-executor.js";
 
@@ -21,8 +23,8 @@ export interface RunOptions {
   only: string[];
   allowDirty: boolean;
   signal: AbortSignal;
-  /** Plain progress lines; undefined for none. */
-  progress?: (line: string) => void;
+  /** Reporters resolved before the run (modules imported, default exports checked). */
+  reporters: ResolvedReporter[];
   warn: (line: string) => void;
 }
 
@@ -42,7 +44,13 @@ export async function runFeature(options: RunOptions): Promise<number> {
     await checkStart(options);
     const prd = loadPrd(options.prdPath);
     const { run, closeLog } = await createRunContext({ ...options, prd });
-    const unwire = wireSubscribers(run.bus, { ...run, warn: options.warn, progress: options.progress });
+    const reporters = await createReporters(options.reporters, {
+      root: run.root,
+      runDir: run.runDir,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
+    const unwire = wireSubscribers(run.bus, { ...run, warn: options.warn, reporters });
     const started = performance.now();
     const walk: Walk = { outcomes: [], postRunFailures: [] };
     try {
@@ -119,7 +127,7 @@ async function walkStories(run: RunContext, options: RunOptions, walk: Walk): Pr
 }
 
 function finish(run: RunContext, options: RunOptions, walk: Walk, durationMs: number): number {
-  const summary = summarize(walk.outcomes, run.cost.usd, durationMs);
+  const summary = summarize(walk.outcomes, run.cost, durationMs);
   const exitCode = options.signal.aborted
     ? EXIT.interrupted
     : walk.pauseReason
@@ -136,7 +144,7 @@ function finish(run: RunContext, options: RunOptions, walk: Walk, durationMs: nu
   return exitCode;
 }
 
-function summarize(outcomes: StoryOutcome[], costUsd: number, durationMs: number): RunSummary {
+function summarize(outcomes: StoryOutcome[], cost: CostTotals, durationMs: number): RunSummary {
   const count = (status: StoryOutcome["status"]) => outcomes.filter((o) => o.status === status).length;
   return {
     passed: count("passed"),
@@ -145,6 +153,7 @@ function summarize(outcomes: StoryOutcome[], costUsd: number, durationMs: number
     blocked: count("blocked"),
     paused: count("paused"),
     durationMs: Math.round(durationMs),
-    costUsd,
+    costUsd: cost.usd,
+    costBasis: cost.sessions === 0 ? "exact" : totalCostBasis(cost.byBasis),
   };
 }

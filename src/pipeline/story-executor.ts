@@ -1,7 +1,8 @@
+import { pluginsOf } from "../plugins/registry.js";
 import type { Story } from "../prd/story.js";
 import { summarize } from "../prd/story.js";
 import { STORY_STAGES } from "../stages/index.js";
-import { routeStory } from "../stages/routing.js";
+import { routeStory, routeWithPlugins } from "../stages/routing.js";
 import type { StoryStatus } from "./events.js";
 import type { RunContext } from "./run-context.js";
 import { runStages } from "./runner.js";
@@ -29,7 +30,7 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
     return { status: "blocked", reason, agentCalls: 0 };
   }
   const tiers = config.routing.tiers;
-  const firstTier = Math.max(0, tiers.indexOf(routeStory(story, config).tier));
+  const firstTier = Math.max(0, tiers.indexOf(await startingTier(run, story)));
   let tierIndex = firstTier;
   const started = performance.now();
   const ctx: StoryContext = {
@@ -156,4 +157,13 @@ async function skip(
 function pause(run: RunContext, ctx: StoryContext, reason: string): StoryOutcome {
   run.stories.update(ctx.story.id, { status: "paused", costUsd: ctx.costUsd });
   return { status: "paused", reason, agentCalls: ctx.agentCalls };
+}
+
+/** Router plugins first; a router that misbehaves is named by the routing stage, which fails the story. */
+async function startingTier(run: RunContext, story: Story): Promise<string> {
+  try {
+    return (await routeWithPlugins(story, run.config, pluginsOf(run).routers, { signal: run.signal })).tier;
+  } catch {
+    return routeStory(story, run.config).tier;
+  }
 }

@@ -46,6 +46,7 @@ const FIELDS: { [H in HookEvent]: (event: SourceEvent<H>) => Fields<H> } = {
       paused: s.paused,
       durationMs: s.durationMs,
       costUsd: s.costUsd,
+      costBasis: s.costBasis,
     },
     exitCode,
   }),

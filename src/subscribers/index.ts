@@ -2,12 +2,14 @@ import type { Config } from "../config/schema.js";
 import type { EventBus } from "../pipeline/event-bus.js";
 import type { RunControl } from "../pipeline/run-control.js";
 import type { Story } from "../prd/story.js";
+import type { NamedReporter } from "../reporters/types.js";
 import type { Logger } from "../util/logger.js";
+import { wireCostLog } from "./cost-log.js";
 import { wireEventsLog } from "./events-log.js";
 import { wireHooks } from "./hooks.js";
 import { wireInteraction } from "./interaction.js";
 import { wireLedger } from "./ledger.js";
-import { wireProgress } from "./progress.js";
+import { wireReporters } from "./reporters.js";
 import { wireRunLog } from "./run-log.js";
 
 export interface SubscriberDeps {
@@ -20,8 +22,7 @@ export interface SubscriberDeps {
   /** The run's stories, read by interaction triggers (acceptance criteria). */
   stories: { get(id: string): Story | undefined };
   warn: (line: string) => void;
-  /** Where plain progress lines go; undefined for none (e.g. --json). */
-  progress?: (line: string) => void;
+  reporters: NamedReporter[];
 }
 
 /**
@@ -35,8 +36,9 @@ export function wireSubscribers(bus: EventBus, deps: SubscriberDeps): () => void
     wireRunLog(bus, deps.logger),
     wireHooks(bus, deps),
     wireInteraction(bus, deps),
+    wireCostLog(bus, { runDir: deps.runDir }),
   ];
-  if (deps.progress) disposers.push(wireProgress(bus, { write: deps.progress }));
+  disposers.push(wireReporters(bus, deps.reporters, { logger: deps.logger, warn: deps.warn }));
   return () => {
     for (const dispose of disposers.reverse()) dispose();
   };

@@ -89,12 +89,7 @@ function withPlugins(plugins: unknown[], patch: Record<string, unknown> = {}) {
   return { ...baseConfig(), plugins, ...patch };
 }
 
-// Needs run-setup.ts to load the plugins (loadPlugins, registerPluginAgents, `plugins` on RunContext)
-// and story-executor.ts to start at routeWithPlugins's tier; drop the skip once that lands.
-describe("plugins, end to end", {
-  concurrency: 3,
-  skip: "waiting for the lead to wire plugins into run-setup",
-}, () => {
+describe("plugins, end to end", { concurrency: 3 }, () => {
   it("a reviewer plugin fails the first review with findings, autofix satisfies it, the story passes", async () => {
     const root = makeProject({
       stories: [story("US-1", { routing: { complexity: "simple" } })],

@@ -214,7 +214,16 @@ export function emitSampleRun(bus: EventBus): void {
   emit("story:skip", { story: summary(2, "blocked", 0), reason: "blocked: depends on US-002 (failed)" });
 
   emit("run:complete", {
-    summary: { passed: 1, failed: 1, skipped: 0, blocked: 1, paused: 0, durationMs: 95_000, costUsd: 0.33 },
+    summary: {
+      passed: 1,
+      failed: 1,
+      skipped: 0,
+      blocked: 1,
+      paused: 0,
+      durationMs: 95_000,
+      costUsd: 0.33,
+      costBasis: "partial",
+    },
     exitCode: 1,
   });
 }

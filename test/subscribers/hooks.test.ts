@@ -158,7 +158,16 @@ describe("hooks", () => {
       bus.emit("run:resume", { reason: "approved" });
       bus.emit("run:error", { error: { message: "disk full", code: "ENOSPC" } });
       bus.emit("run:complete", {
-        summary: { passed: 1, failed: 2, skipped: 0, blocked: 1, paused: 0, durationMs: 5000, costUsd: 0.42 },
+        summary: {
+          passed: 1,
+          failed: 2,
+          skipped: 0,
+          blocked: 1,
+          paused: 0,
+          durationMs: 5000,
+          costUsd: 0.42,
+          costBasis: "exact",
+        },
         exitCode: 1,
       });
       const stuck = await bus.flush(20_000);
@@ -330,7 +339,16 @@ describe("hooks", () => {
     });
     h.bus.emit("story:fail", { story: story("US-1"), reason: "x" });
     h.bus.emit("run:complete", {
-      summary: { passed: 0, failed: 1, skipped: 0, blocked: 0, paused: 0, durationMs: 1, costUsd: 0 },
+      summary: {
+        passed: 0,
+        failed: 1,
+        skipped: 0,
+        blocked: 0,
+        paused: 0,
+        durationMs: 1,
+        costUsd: 0,
+        costBasis: "exact",
+      },
       exitCode: 1,
     });
     await h.bus.flush(10_000);
