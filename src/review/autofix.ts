@@ -1,6 +1,5 @@
 import type { RunContext } from "../pipeline/run-context.js";
-import { testEnvironment } from "../verification/env.js";
-import { execCommand } from "../verification/executor.js";
+import { runQualityCommand } from "../verification/quality-command.js";
 
 const FIXERS = ["lintFix", "formatFix"] as const;
 
@@ -11,14 +10,7 @@ export async function runMechanicalFixes(run: RunContext, storyId: string): Prom
     const command = run.config.quality.commands[fixType];
     if (!command) continue;
     run.bus.emit("autofix:attempt", { storyId, fixType, command });
-    const outcome = await execCommand({
-      command,
-      cwd: run.root,
-      timeoutMs: run.config.quality.timeoutSeconds * 1000,
-      signal: run.signal,
-      tailBytes: 64 * 1024,
-      env: testEnvironment(process.env, run.config.quality.stripEnv),
-    });
+    const outcome = await runQualityCommand(run, command, 64 * 1024);
     run.logger.info(
       { storyId, fixType, exitCode: outcome.exitCode, durationMs: outcome.durationMs },
       "autofix command",

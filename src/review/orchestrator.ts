@@ -1,8 +1,7 @@
 import type { ReviewCheck, ReviewResult } from "../pipeline/events.js";
 import type { RunContext } from "../pipeline/run-context.js";
 import type { PluginReviewer } from "../plugins/types.js";
-import { testEnvironment } from "../verification/env.js";
-import { execCommand } from "../verification/executor.js";
+import { runQualityCommand } from "../verification/quality-command.js";
 import { checkName, runPluginReviewers } from "./plugin-reviewers.js";
 
 const BUILT_IN_CHECKS = ["typecheck", "lint"] as const;
@@ -33,14 +32,7 @@ export async function runReview(
   const results: ReviewCheck[] = [];
   for (const name of checks) {
     const command = commands[name] as string;
-    const outcome = await execCommand({
-      command,
-      cwd: run.root,
-      timeoutMs: run.config.quality.timeoutSeconds * 1000,
-      signal: run.signal,
-      tailBytes: 256 * 1024,
-      env: testEnvironment(process.env, run.config.quality.stripEnv),
-    });
+    const outcome = await runQualityCommand(run, command, 256 * 1024);
     const success = outcome.exitCode === 0 && !outcome.timedOut;
     const output = outcome.timedOut ? `${outcome.output}\n[timed out]` : outcome.output;
     results.push({

@@ -1,8 +1,7 @@
 import type { Judged, VerifyResult, VerifyStrategy } from "../pipeline/events.js";
 import type { RunContext } from "../pipeline/run-context.js";
-import { testEnvironment } from "./env.js";
-import { execCommand } from "./executor.js";
 import { parseTestOutput } from "./parsers/registry.js";
+import { runQualityCommand } from "./quality-command.js";
 import { judgeStatus } from "./status.js";
 
 export interface VerifyRequest {
@@ -22,7 +21,7 @@ const TAIL_CHARS = 16_000;
  * PASS rule, and announces `verify:start` / `verify:result` (the ledger records the latter).
  */
 export async function runVerification(run: RunContext, request: VerifyRequest): Promise<VerifyResult> {
-  const { bus, config } = run;
+  const { bus } = run;
   bus.emit("verify:start", { storyId: request.storyId, strategy: request.strategy });
   const judged: Judged = await run.git.judge();
   const result = request.command
@@ -33,13 +32,7 @@ export async function runVerification(run: RunContext, request: VerifyRequest): 
   return result;
 
   async function runTests(run: RunContext, request: VerifyRequest, command: string): Promise<VerifyResult> {
-    const outcome = await execCommand({
-      command,
-      cwd: run.root,
-      timeoutMs: config.quality.timeoutSeconds * 1000,
-      signal: run.signal,
-      env: testEnvironment(process.env, config.quality.stripEnv),
-    });
+    const outcome = await runQualityCommand(run, command);
     const parsed = parseTestOutput(outcome.output);
     const { status, reason } = judgeStatus(parsed, outcome);
     return {
