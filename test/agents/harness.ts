@@ -152,7 +152,7 @@ export function sessionHarness(fakes: Fakes, adapter: AgentAdapter, cfg: Config)
     agent: adapter,
     logger: { debug() {}, info() {}, warn() {}, error() {} },
     signal: abort.signal,
-    cost: { usd: 0, sessions: 0, inexactSessions: 0 },
+    cost: { usd: 0, sessions: 0, byBasis: { exact: 0, estimated: 0, unknown: 0 } },
     requests: { vetoes: new Map() },
   } as unknown as RunContext;
   const story = StorySchema.parse({

@@ -183,6 +183,7 @@ describe("routeWithPlugins", () => {
             testStrategy: "test-after",
             tier: "balanced",
             reason: "router sizer: touches billing",
+            decidedBy: "gantry",
           },
         },
       ],
