@@ -210,6 +210,34 @@ export const ConfigSchema = z
             expert: z.string().default("powerful"),
           })
           .prefault({}),
+        attemptsPerTier: z
+          .number()
+          .int()
+          .min(1)
+          .max(10)
+          .default(1)
+          .describe("passes a story gets at each tier before it goes one tier up"),
+        tierAttempts: z
+          .record(z.string(), z.number().int().min(1).max(10))
+          .default({})
+          .describe("passes per tier by name, overriding attemptsPerTier for that tier"),
+        escalationStart: z
+          .enum(["current-tree", "base-commit"])
+          .default("current-tree")
+          .describe(
+            "what a new tier's pass starts from: the tree the last pass left, or the story's base commit (the work so far is set aside in git stash)",
+          ),
+      })
+      .superRefine((routing, issues) => {
+        for (const tier of Object.keys(routing.tierAttempts)) {
+          if (!routing.tiers.includes(tier)) {
+            issues.addIssue({
+              code: "custom",
+              message: `"${tier}" is not one of routing.tiers (${routing.tiers.join(", ")})`,
+              path: ["tierAttempts", tier],
+            });
+          }
+        }
       })
       .prefault({}),
     gates: z

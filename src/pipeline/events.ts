@@ -117,7 +117,12 @@ export interface EventPayloads {
   "run:pause": { reason: string };
   "run:resume": { reason: string };
   "run:cost-check": { costUsd: number; limitUsd: number };
-  "story:start": { story: StorySummary; tier: string };
+  "story:start": {
+    story: StorySummary;
+    tier: string;
+    /** The routing decision the starting tier came from; the story executor always sets it. */
+    routing?: { complexity: string; testStrategy: string; reason: string };
+  };
   "story:complete": { story: StorySummary; metrics: StoryMetrics };
   "story:fail": { story: StorySummary; reason: string };
   "story:skip": { story: StorySummary; reason: string };
@@ -153,7 +158,14 @@ export interface EventPayloads {
     reason?: string;
   };
   "autofix:attempt": { storyId: string; fixType: string; command: string };
-  "escalation:tier-change": { storyId: string; from: string; to: string; reason: string };
+  "escalation:tier-change": {
+    storyId: string;
+    from: string;
+    to: string;
+    reason: string;
+    /** With `routing.escalationStart: "base-commit"`: the stash the earlier tier's work was set aside to. */
+    setAside?: string;
+  };
   "escalation:exhausted": { storyId: string; attempts: number };
   "interaction:request": {
     id: string;

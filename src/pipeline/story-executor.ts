@@ -2,12 +2,13 @@ import { pluginsOf } from "../plugins/registry.js";
 import type { Story } from "../prd/story.js";
 import { summarize } from "../prd/story.js";
 import { STORY_STAGES } from "../stages/index.js";
-import { routeStory, routeWithPlugins } from "../stages/routing.js";
+import { type RoutingDecision, routeStory, routeWithPlugins } from "../stages/routing.js";
 import type { StoryStatus } from "./events.js";
 import type { RunContext } from "./run-context.js";
 import { runStages } from "./runner.js";
 import type { StoryContext } from "./story-context.js";
 import { dropDecisions, settle, takeDecision, withInteraction } from "./story-decisions.js";
+import { climb, startTier, TierLadder } from "./tier-ladder.js";
 
 export interface StoryOutcome {
   status: Extract<StoryStatus, "passed" | "failed" | "skipped" | "blocked" | "paused">;
@@ -16,8 +17,9 @@ export interface StoryOutcome {
 }
 
 /**
- * Carries one story through the stages, one pass per tier: starts at the tier its complexity maps to,
- * goes one tier up on `escalate`, and past the top tier the story fails (`escalation:exhausted`).
+ * Carries one story through the stages, in passes: starts at the tier its complexity maps to, and on
+ * `escalate` runs again at that tier while it has attempts left (`routing.attemptsPerTier`), then one tier
+ * up (tier-ladder.ts); past the top tier the story fails (`escalation:exhausted`).
  * Interaction answers (story-decisions.ts) may skip it, pause the run, or give it one more pass.
  */
 export async function executeStory(run: RunContext, story: Story): Promise<StoryOutcome> {
@@ -29,14 +31,13 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
     bus.emit("story:skip", { story: summarize(story), reason });
     return { status: "blocked", reason, agentCalls: 0 };
   }
-  const tiers = config.routing.tiers;
-  const firstTier = Math.max(0, tiers.indexOf(await startingTier(run, story)));
-  let tierIndex = firstTier;
+  const route = await startingRoute(run, story);
+  const ladder = new TierLadder(config, Math.max(0, config.routing.tiers.indexOf(route.tier)));
   const started = performance.now();
   const ctx: StoryContext = {
     run,
     story,
-    tier: tiers[tierIndex] as string,
+    tier: ladder.tier,
     pass: story.attempts ?? 0,
     baseSha: await run.git.head(),
     failureHistory: [],
@@ -48,7 +49,12 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
   run.state.update({ currentStory: story.id });
   stories.update(story.id, { status: "in-progress" });
   dropDecisions(run, story.id);
-  bus.emit("story:start", { story: summarize(story), tier: ctx.tier });
+  const { complexity, testStrategy, reason } = route;
+  bus.emit("story:start", {
+    story: summarize(story),
+    tier: ctx.tier,
+    routing: { complexity, testStrategy, reason },
+  });
   await bus.flush();
   const veto = run.requests.vetoes.get(story.id);
   if (veto !== undefined) return skip(run, story, `vetoed by the on-story-start hook: ${veto}`);
@@ -59,12 +65,12 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
 
   const stages = withInteraction(STORY_STAGES, run);
   const retried = new Set<string>();
-  // One pass per tier; a max-retries retry adds one pass, a human-review retry the tiers once more.
-  for (let passes = 0; passes < 2 * tiers.length + 1; passes++) {
+  for (let passes = 0; passes < ladder.maxPasses(); passes++) {
     if (run.state.data.iterations >= config.execution.maxIterations) {
       return pause(run, ctx, `execution.maxIterations (${config.execution.maxIterations}) reached`);
     }
     run.state.update({ iterations: run.state.data.iterations + 1 });
+    ladder.enterPass();
     Object.assign(ctx, {
       pass: ctx.pass + 1,
       verify: undefined,
@@ -92,25 +98,14 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
         return { status: "passed", agentCalls: ctx.agentCalls };
       }
       case "escalate": {
-        const next = tiers[tierIndex + 1];
-        if (next === undefined) {
-          bus.emit("escalation:exhausted", { storyId: story.id, attempts: ctx.pass });
-          if ((await settle(run, story.id, "human-review", retried)) === "retry") {
-            tierIndex = firstTier;
-            ctx.tier = tiers[firstTier] as string;
-            continue;
-          }
-          return fail(run, ctx, `every tier failed; last: ${outcome.reason}`);
+        if (await climb(run, ctx, ladder, outcome.reason)) continue;
+        bus.emit("escalation:exhausted", { storyId: story.id, attempts: ctx.pass });
+        if ((await settle(run, story.id, "human-review", retried)) === "retry") {
+          ladder.restart();
+          await startTier(run, ctx, ladder.tier);
+          continue;
         }
-        bus.emit("escalation:tier-change", {
-          storyId: story.id,
-          from: ctx.tier,
-          to: next,
-          reason: outcome.reason,
-        });
-        tierIndex += 1;
-        ctx.tier = next;
-        continue;
+        return fail(run, ctx, `every tier failed; last: ${outcome.reason}`);
       }
       case "fail": {
         const retries = outcome.reason.startsWith("MAX_STAGE_RETRIES")
@@ -160,10 +155,10 @@ function pause(run: RunContext, ctx: StoryContext, reason: string): StoryOutcome
 }
 
 /** Router plugins first; a router that misbehaves is named by the routing stage, which fails the story. */
-async function startingTier(run: RunContext, story: Story): Promise<string> {
+async function startingRoute(run: RunContext, story: Story): Promise<RoutingDecision> {
   try {
-    return (await routeWithPlugins(story, run.config, pluginsOf(run).routers, { signal: run.signal })).tier;
+    return await routeWithPlugins(story, run.config, pluginsOf(run).routers, { signal: run.signal });
   } catch {
-    return routeStory(story, run.config).tier;
+    return routeStory(story, run.config);
   }
 }

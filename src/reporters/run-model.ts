@@ -7,7 +7,7 @@ import type { EventArgs } from "./types.js";
 export const RUN_SCOPE = "*";
 
 export interface StageRecord {
-  /** Which pass over the story (1, then one more per escalation) and its tier. */
+  /** Which pass over the story (1, then one more per pass: a new tier or another try at one) and its tier. */
   pass: number;
   tier?: string;
   stage: StageName;
@@ -81,6 +81,8 @@ export class RunModel {
   // A verdict is announced while the result that caused it is being delivered, so either may arrive first:
   // pair them in order, per story and gate.
   private readonly unpaired = new Map<string, { verdicts: VerdictRecord[]; evidence: Evidence[] }>();
+  // Stories whose first pass has not reached its routing stage yet: `story:start` already counted that pass.
+  private readonly firstPass = new Set<string>();
 
   apply(...[type, e]: EventArgs): void {
     this.runId ||= e.runId;
@@ -96,10 +98,15 @@ export class RunModel {
           // The pass about to start; the end events carry the exact count.
           attempts: e.story.attempts + 1,
         });
+        this.firstPass.add(e.story.id);
         break;
-      case "stage:enter":
-        this.story(e.storyId).stage = e.stage;
+      case "stage:enter": {
+        const story = this.story(e.storyId);
+        story.stage = e.stage;
+        // Every pass begins with routing; a pass after the first (a new tier, or another try at the same one).
+        if (e.stage === "routing" && !this.firstPass.delete(e.storyId)) story.attempts += 1;
         break;
+      }
       case "stage:exit": {
         const r = e.result;
         const story = this.story(e.storyId);
@@ -125,7 +132,7 @@ export class RunModel {
       }
       case "escalation:tier-change": {
         const story = this.story(e.storyId);
-        Object.assign(story, { tier: e.to, attempts: story.attempts + 1 });
+        story.tier = e.to;
         break;
       }
       case "escalation:exhausted": {

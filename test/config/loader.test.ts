@@ -39,6 +39,17 @@ describe("config loading", () => {
     );
   });
 
+  it("routing: attempts per tier default to 1, escalation starts from the current tree; tierAttempts names real tiers", () => {
+    const config = loadConfig(mkdtempSync(join(tmpdir(), "gantry-config-")));
+    assert.equal(config.routing.attemptsPerTier, 1);
+    assert.deepEqual(config.routing.tierAttempts, {});
+    assert.equal(config.routing.escalationStart, "current-tree");
+    assert.throws(
+      () => parseConfig("c.json", { routing: { tierAttempts: { balnced: 2 } } }),
+      /c\.json: routing\.tierAttempts\.balnced: "balnced" is not one of routing\.tiers \(fast, balanced, powerful\)/,
+    );
+  });
+
   it("rejects an unknown hook event naming the valid ones", () => {
     assert.throws(
       () => parseConfig("c.json", { hooks: { "on-finish": "x" } }),
