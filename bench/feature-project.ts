@@ -1,0 +1,144 @@
+/**
+ * A generated feature of N stories in a temporary git repository, with the agent and every quality
+ * command replaced by trivial ones, and the plain shell script that does the same work without gantry:
+ * the same commands, spawned in the same order through /bin/sh -c, and the same commits (each story's
+ * file and its status in prd.json). What gantry adds on top of that script is its own overhead.
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { benchEnvironment, CLI, expectOk, type Timed, timeCommand } from "./harness.js";
+
+/** The agent writes one file. */
+export const AGENT = 'echo "$GANTRY_STORY_ID" > "src/$GANTRY_STORY_ID.txt"';
+/** node's test runner summary for one passing test (parses to PASS, runner node-test). */
+export const TEST = "printf 'TAP version 13\\nok 1 - story\\n1..1\\n# tests 1\\n# pass 1\\n# fail 0\\n'";
+export const LINT = "true";
+export const TYPECHECK = "true";
+
+const FEATURE = "f";
+
+export interface FeatureProject {
+  stories: number;
+  /** The committed template; each run works on a fresh copy. */
+  template: string;
+  /** The baseline shell script and the story list it reads, outside the repository. */
+  script: string;
+  remove(): void;
+}
+
+const id = (i: number) => `US-${String(i).padStart(3, "0")}`;
+
+export function makeFeatureProject(stories: number): FeatureProject {
+  const dir = mkdtempSync(join(tmpdir(), `gantry-bench-${stories}-`));
+  const template = join(dir, "template");
+  const userStories = Array.from({ length: stories }, (_, k) => ({
+    id: id(k + 1),
+    title: `Story ${k + 1}`,
+    description: `Write src/${id(k + 1)}.txt.`,
+    acceptanceCriteria: [`src/${id(k + 1)}.txt holds the story id`],
+    priority: k + 1,
+    status: "pending",
+    passes: false,
+  }));
+  const config = {
+    agent: { default: "command", command: { run: AGENT } },
+    quality: { commands: { test: TEST, lint: LINT, typecheck: TYPECHECK } },
+    execution: { maxIterations: 10_000, regression: { mode: "deferred" } },
+    reporters: ["default"],
+  };
+  const files: Record<string, string> = {
+    "package.json": '{ "name": "bench-project", "private": true }\n',
+    ".gitignore": ".gantry/runs/\n.gantry/lock\n",
+    "src/.keep": "",
+    ".gantry/config.json": `${JSON.stringify(config, null, 2)}\n`,
+    [`.gantry/features/${FEATURE}/prd.json`]: `${JSON.stringify({ feature: FEATURE, userStories }, null, 2)}\n`,
+  };
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(template, path)), { recursive: true });
+    writeFileSync(join(template, path), content);
+  }
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: template, stdio: "ignore" });
+  git("init", "-q", "-b", "main");
+  git("config", "user.email", "bench@example.com");
+  git("config", "user.name", "bench");
+  git("add", "-A");
+  git("commit", "-q", "-m", "baseline");
+
+  const list = join(dir, "stories.txt");
+  writeFileSync(list, userStories.map((s) => `${s.id} ${s.title}\n`).join(""));
+  const script = join(dir, "baseline.sh");
+  const q = (s: string) => `'${s.replaceAll("'", "'\\''")}'`;
+  writeFileSync(
+    script,
+    [
+      "#!/bin/sh",
+      "# What gantry does for each story, without gantry: agent, tests, typecheck, lint, status, commit.",
+      "set -e",
+      `AGENT=${q(AGENT)}`,
+      `TEST=${q(TEST)}`,
+      `PRD=.gantry/features/${FEATURE}/prd.json`,
+      "while read -r id title; do",
+      '  GANTRY_STORY_ID="$id" /bin/sh -c "$AGENT" </dev/null',
+      '  /bin/sh -c "$TEST" >/dev/null',
+      `  /bin/sh -c ${q(TYPECHECK)}`,
+      `  /bin/sh -c ${q(LINT)}`,
+      `  sed -i -e '0,/"status": "pending"/s//"status": "passed"/' -e '0,/"passes": false/s//"passes": true/' "$PRD"`,
+      "  git add -A",
+      '  git commit -q --no-verify -m "gantry($id): $title"',
+      `done < ${q(list)}`,
+      "# the deferred regression: the full suite once at the end",
+      '/bin/sh -c "$TEST" >/dev/null',
+      "",
+    ].join("\n"),
+  );
+  return { stories, template, script, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A fresh copy of the template to run in; removed by the caller. */
+function freshCopy(project: FeatureProject): string {
+  const root = mkdtempSync(join(tmpdir(), "gantry-bench-run-"));
+  cpSync(project.template, root, { recursive: true });
+  return root;
+}
+
+function commits(root: string): number {
+  return Number(execFileSync("git", ["rev-list", "--count", "HEAD"], { cwd: root, encoding: "utf8" }).trim());
+}
+
+/** `gantry run` on a fresh copy; fails unless every story passed and was committed. */
+export async function timeGantry(project: FeatureProject, extraArgs: string[] = []): Promise<Timed> {
+  const root = freshCopy(project);
+  try {
+    const timed = expectOk(
+      `gantry run on ${project.stories} stories`,
+      await timeCommand(process.execPath, [CLI, "run", "--feature", FEATURE, "--dir", root, ...extraArgs], {
+        cwd: root,
+        env: benchEnvironment(),
+      }),
+    );
+    const made = commits(root) - 1;
+    if (made !== project.stories)
+      throw new Error(`gantry made ${made} commits for ${project.stories} stories`);
+    return timed;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** The baseline script on a fresh copy. */
+export async function timeBaseline(project: FeatureProject): Promise<Timed> {
+  const root = freshCopy(project);
+  try {
+    const timed = expectOk(
+      "the baseline script",
+      await timeCommand("/bin/sh", [project.script], { cwd: root, env: benchEnvironment() }),
+    );
+    const made = commits(root) - 1;
+    if (made !== project.stories) throw new Error(`the baseline made ${made} commits`);
+    return timed;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
