@@ -2,8 +2,10 @@ import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { simpleGit } from "simple-git";
+import { InputError } from "../config/input-error.js";
 import type { Judged } from "../pipeline/events.js";
 import { runGit } from "./exec.js";
+import { headFromFiles } from "./head-file.js";
 
 /** gantry's own files never count as the content being judged or the work being committed. */
 const GANTRY_DIR = ".gantry";
@@ -22,6 +24,10 @@ export interface GitRepo {
   dirtyFiles(): Promise<string[]>;
   /** Saves uncommitted work (tracked and untracked, .gantry/ excluded) to the stash; returns its ref or undefined. */
   setAside(message: string): Promise<string | undefined>;
+  /** Why `git commit` would refuse here (no user.name / user.email), in one line; undefined when it can commit. */
+  commitIdentityProblem(): Promise<string | undefined>;
+  /** The checked-out branch; undefined on a detached HEAD. */
+  branch(): Promise<string | undefined>;
 }
 
 export const UNBORN = "0000000000000000000000000000000000000000";
@@ -29,12 +35,20 @@ export const UNBORN = "0000000000000000000000000000000000000000";
 /** A small wrapper over simple-git for the few questions gantry asks, each answered with as few git calls as it can. */
 export async function openRepo(projectRoot: string): Promise<GitRepo> {
   const git = simpleGit({ baseDir: projectRoot, maxConcurrentProcesses: 4 });
-  const prefix = (await git.revparse(["--show-prefix"])).trim();
+  let prefix: string;
+  try {
+    prefix = (await git.revparse(["--show-prefix"])).trim();
+  } catch (error) {
+    // Not a repository, git missing, an unsafe owner: the user's setup, said in one line, exit 2.
+    throw new InputError(projectRoot, "", `git cannot work here: ${gitReason(error)}`);
+  }
   const gitDirRaw = (await git.revparse(["--git-dir"])).trim();
   const gitDir = isAbsolute(gitDirRaw) ? gitDirRaw : join(projectRoot, gitDirRaw);
   const outside = [`:(exclude,top)${prefix}${GANTRY_DIR}`];
 
   const head = async () => {
+    const fromFiles = headFromFiles(gitDir);
+    if (fromFiles !== undefined) return fromFiles;
     try {
       return (await git.revparse(["HEAD"])).trim();
     } catch {
@@ -70,9 +84,11 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         if (existsSync(userIndex)) copyFileSync(userIndex, index);
         const env = { GIT_INDEX_FILE: index };
         await addAllBut(projectRoot, env, outside);
+        // -f: the copied index may hold a .gantry/ file staged by a commit a crash interrupted, which
+        // differs from both HEAD and the file once resume rewrote prd.json; without it git rm refuses.
         await runGit(
           projectRoot,
-          ["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", `:(top)${prefix}${GANTRY_DIR}`],
+          ["rm", "-r", "-q", "-f", "--cached", "--ignore-unmatch", "--", `:(top)${prefix}${GANTRY_DIR}`],
           env,
         );
         const tree = (await runGit(projectRoot, ["write-tree"], env)).trim();
@@ -84,10 +100,12 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     async commitAll(message) {
       // An exclude pathspec naming an ignored path makes `git add` exit 1, so stage all, then unstage ours.
       await git.raw(["add", "-A", "--", ":(top)"]);
+      // -f (index only, --cached never touches the files): see judge() for the staged state that needs it.
       await git.raw([
         "rm",
         "-r",
         "-q",
+        "-f",
         "--cached",
         "--ignore-unmatch",
         "--",
@@ -125,7 +143,33 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       ]);
       return (await git.raw(["rev-parse", "stash@{0}"])).trim();
     },
+    async commitIdentityProblem() {
+      try {
+        await git.raw(["var", "GIT_AUTHOR_IDENT"]);
+        await git.raw(["var", "GIT_COMMITTER_IDENT"]);
+        return undefined;
+      } catch (error) {
+        return `git has no identity to commit with (${gitReason(error)}); set user.name and user.email with git config`;
+      }
+    },
+    async branch() {
+      try {
+        return (await git.raw(["symbolic-ref", "--quiet", "--short", "HEAD"])).trim() || undefined;
+      } catch {
+        return undefined;
+      }
+    },
   };
+}
+
+/** The line of a git failure that says what is wrong, without "fatal: " and the advice around it. */
+function gitReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if ((error as NodeJS.ErrnoException)?.code === "ENOENT" || /spawn git ENOENT/.test(message))
+    return "git is not installed or not on PATH";
+  const lines = message.split("\n").map((l) => l.trim());
+  const fatal = lines.find((l) => /^(fatal|error):/.test(l)) ?? lines.find((l) => l !== "") ?? message;
+  return fatal.replace(/^(fatal|error):\s*/, "");
 }
 
 /**

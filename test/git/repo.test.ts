@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { InputError } from "../../src/config/input-error.js";
+import { openRepo } from "../../src/git/repo.js";
+
+function git(root: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd: root, encoding: "utf8" });
+}
+
+function repo(): string {
+  const root = mkdtempSync(join(tmpdir(), "gantry-repo-"));
+  mkdirSync(join(root, ".gantry/features/f"), { recursive: true });
+  writeFileSync(join(root, ".gantry/features/f/prd.json"), '{"status":"pending"}\n');
+  writeFileSync(join(root, "a.js"), "export const a = 1;\n");
+  git(root, "init", "-q", "-b", "main");
+  git(root, "config", "user.email", "t@example.com");
+  git(root, "config", "user.name", "t");
+  git(root, "add", "-A");
+  git(root, "commit", "-q", "-m", "baseline");
+  return root;
+}
+
+describe("git repo wrapper", () => {
+  it("judges and commits after a crash left prd.json staged, then rewritten by resume", async () => {
+    // A run killed between `git add -A` and `git commit`: prd.json is staged as passed; resume then puts
+    // the story back to pending, so the index holds a third version, unlike both HEAD and the file.
+    const root = repo();
+    writeFileSync(join(root, "b.js"), "export const b = 2;\n");
+    writeFileSync(join(root, ".gantry/features/f/prd.json"), '{"status":"passed"}\n');
+    git(root, "add", "-A");
+    writeFileSync(join(root, ".gantry/features/f/prd.json"), '{"status":"pending"}\n{"edited":true}\n');
+    const git_ = await openRepo(root);
+    const judged = await git_.judge();
+    const withoutGantry = git(root, "ls-tree", "--name-only", judged.tree).trim().split("\n");
+    assert.deepEqual(withoutGantry, ["a.js", "b.js"]);
+    await git_.commitAll("gantry(US-1): after the crash");
+    assert.equal(git(root, "status", "--porcelain"), "");
+    assert.match(git(root, "show", "HEAD:.gantry/features/f/prd.json"), /"edited":true/);
+  });
+
+  it("outside a repository, openRepo says so in one line as bad input (exit 2), not as an internal error", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gantry-norepo-"));
+    await assert.rejects(
+      () => openRepo(dir),
+      (error: unknown) =>
+        error instanceof InputError &&
+        /^.+: git cannot work here: not a git repository/.test(error.message) &&
+        !error.message.includes("\n"),
+    );
+  });
+});
