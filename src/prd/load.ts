@@ -1,13 +1,24 @@
 import { readFileSync } from "node:fs";
-import { fromZodIssue, InputError, parseJsonText } from "../config/input-error.js";
+import { formatPath, fromZodIssue, InputError, parseJsonText } from "../config/input-error.js";
 import { type Prd, PrdSchema } from "./story.js";
 
 export function prdPath(root: string, feature: string): string {
   return `${root}/.gantry/features/${feature}/prd.json`;
 }
 
-/** Parses and checks a PRD: schema, unique ids, dependencies that exist, no cycles. */
+/**
+ * How deeply a PRD may nest arrays and objects. Fields gantry does not know are kept and written back, and
+ * JSON.stringify overflows the stack somewhere past a few thousand levels: such a file would load and then
+ * fail at the run's first status write. Real PRDs nest four or five levels.
+ */
+export const MAX_PRD_DEPTH = 64;
+
+/** Parses and checks a PRD: nesting, schema, unique ids, dependencies that exist, no cycles. */
 export function parsePrd(file: string, raw: unknown): Prd {
+  const tooDeep = pathDeeperThan(raw, MAX_PRD_DEPTH);
+  if (tooDeep !== undefined) {
+    throw new InputError(file, formatPath(tooDeep), `nested more than ${MAX_PRD_DEPTH} levels deep`);
+  }
   const parsed = PrdSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -45,6 +56,21 @@ export function parsePrd(file: string, raw: unknown): Prd {
     throw new InputError(file, `userStories[${at}].dependencies`, `dependency cycle: ${cycle.join(" -> ")}`);
   }
   return prd;
+}
+
+/** The path of the first value nested deeper than `max`, found without recursion; undefined when none is. */
+function pathDeeperThan(root: unknown, max: number): (string | number)[] | undefined {
+  const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop() as { value: unknown; path: (string | number)[] };
+    if (typeof value !== "object" || value === null) continue;
+    if (path.length >= max) return path;
+    const children: [string | number, unknown][] = Array.isArray(value)
+      ? [...value.entries()]
+      : Object.entries(value);
+    for (const [key, item] of children) stack.push({ value: item, path: [...path, key] });
+  }
+  return undefined;
 }
 
 function findCycle(prd: Prd): string[] | undefined {
