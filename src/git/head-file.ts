@@ -1,0 +1,52 @@
+import { readFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+
+const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+
+/**
+ * HEAD's commit read from the repository's files, the way git stores it in the common case: HEAD names
+ * a branch whose id is in a loose ref file or in packed-refs, or HEAD is detached. Undefined for anything
+ * else (an unborn branch, a symbolic ref, reftable, GIT_COMMON_DIR set, a file that does not read as
+ * expected): the caller then asks git. Reading a file costs microseconds; a git process, milliseconds.
+ */
+export function headFromFiles(gitDir: string): string | undefined {
+  if (process.env.GIT_COMMON_DIR) return undefined;
+  try {
+    const head = readFileSync(join(gitDir, "HEAD"), "utf8").trim();
+    if (OBJECT_ID.test(head)) return head;
+    const ref = /^ref: (refs\/heads\/\S+)$/.exec(head)?.[1];
+    if (ref === undefined || ref.split("/").some((part) => part === "" || part === "." || part === ".."))
+      return undefined;
+    const common = commonDir(gitDir);
+    const loose = readIfExists(join(common, ref))?.trim();
+    if (loose !== undefined) return OBJECT_ID.test(loose) ? loose : undefined;
+    const packed = readIfExists(join(common, "packed-refs"));
+    if (packed === undefined) return undefined;
+    for (const line of packed.split("\n")) {
+      const space = line.indexOf(" ");
+      if (space > 0 && line.slice(space + 1).trimEnd() === ref) {
+        const id = line.slice(0, space);
+        return OBJECT_ID.test(id) ? id : undefined;
+      }
+    }
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A linked worktree's git dir names the shared one in `commondir`; the main one is its own. */
+function commonDir(gitDir: string): string {
+  const pointer = readIfExists(join(gitDir, "commondir"))?.trim();
+  if (!pointer) return gitDir;
+  return isAbsolute(pointer) ? pointer : join(gitDir, pointer);
+}
+
+function readIfExists(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
