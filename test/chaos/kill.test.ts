@@ -1,0 +1,90 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { agentCalls, gantry, git } from "../e2e/harness.js";
+import {
+  chaosConfig,
+  chaosProject,
+  chaosSeed,
+  markedProcesses,
+  moduleWithTest,
+  Rng,
+  reapMarked,
+  startGantry,
+  waitFor,
+} from "./harness.js";
+import { describeTrial, runTrial, type TrialReport } from "./kill.harness.js";
+
+/**
+ * Crash anywhere, lose nothing. GANTRY_CHAOS_TRIALS trials (default 3; `npm run test:chaos` runs 30),
+ * each from a seed derived from GANTRY_CHAOS_SEED (or the clock); a failure names the trial's own seed,
+ * and GANTRY_CHAOS_SEED=<it> GANTRY_CHAOS_TRIALS=1 replays it.
+ */
+const trials = Math.max(1, Number.parseInt(process.env.GANTRY_CHAOS_TRIALS ?? "3", 10) || 3);
+const base = chaosSeed();
+const seeds =
+  trials === 1
+    ? [base]
+    : Array.from({ length: trials }, (_, i) => (i === 0 ? base : new Rng(base + i).int(1, 2 ** 31)));
+const reports: TrialReport[] = [];
+
+describe(`SIGKILL at seeded moments (${trials} trials, base seed ${base})`, {
+  concurrency: Math.min(trials + 1, 4),
+}, () => {
+  for (const seed of seeds) {
+    it(`trial seed ${seed}: every story ends passed, committed once, with its verdicts; every file parses`, async () => {
+      const report = await runTrial(seed);
+      reports.push(report);
+      assert.deepEqual(report.violations, [], describeTrial(report));
+    });
+  }
+
+  it("an agent session orphaned by SIGKILL is stopped before the resumed run works, so its late writes never reach a commit", {
+    todo: "the killed run's agent group lives on (detached) and nothing stops it on resume: its late write lands in the tree mid-run, and the story then in flight fails on it",
+  }, async () => {
+    const marker = `orphan-${process.pid}-${Math.random().toString(36).slice(2)}`;
+    const config = chaosConfig({ execution: { rectify: { enabled: true, maxAttempts: 0 } } });
+    config.routing = { tiers: ["fast"] };
+    const root = chaosProject({
+      config,
+      plan: {
+        "US-1": [
+          { sleepMs: 2_000, lateWrite: moduleWithTest("alpha", 3, 2) },
+          { write: moduleWithTest("alpha", 2) },
+        ],
+        "US-2": [{ write: moduleWithTest("beta", 2), sleepMs: 1_000 }],
+        "US-3": [{ write: moduleWithTest("gamma", 2), sleepMs: 500 }],
+      },
+    });
+    const env = { GANTRY_CHAOS_MARKER: marker };
+    const first = startGantry(root, ["run", "--feature", "f"], { env });
+    await waitFor("US-1's first session", () => agentCalls(root).some((c) => c.story === "US-1"));
+    first.child.kill("SIGKILL");
+    await first.done;
+    const orphans = markedProcesses(marker).filter((p) => p.cmdline.includes("quick-agent.sh"));
+    const resumed = await gantry(root, ["run", "--feature", "f"], { env });
+    await reapMarked(marker);
+    assert.ok(orphans.length > 0, "the killed run's agent session outlived it");
+    assert.equal(resumed.code, 0, resumed.stderr + resumed.stdout);
+    assert.match(
+      git(root, "show", "HEAD:src/alpha.js"),
+      /return 2;/,
+      "the orphan's stale write is not committed",
+    );
+    assert.equal(git(root, "status", "--porcelain"), "");
+  });
+
+  after(() => {
+    const injected = reports.reduce((n, r) => n + r.injected, 0);
+    const orphaned = reports.filter((r) => r.orphansAfterKill.some((p) => p.length > 0)).length;
+    const left = reports.filter((r) => r.leftAtEnd.length > 0);
+    const lost = reports.filter((r) => r.violations.length > 0).length;
+    process.stdout.write(
+      `# chaos kill: ${reports.length} trials, ${injected} kills injected, ${lost} trials lost something; ` +
+        `${orphaned} trials had processes outliving the killed gantry; ${left.length} left processes at the end\n`,
+    );
+    for (const r of left)
+      process.stdout.write(
+        `#   seed ${r.seed}: left ${r.leftAtEnd.map((p) => p.cmdline.slice(0, 80)).join(" | ")}\n`,
+      );
+  });
+});
