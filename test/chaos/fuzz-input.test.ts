@@ -8,7 +8,9 @@ import { loadConfig, parseConfig } from "../../src/config/loader.js";
 import { loadPrd, parsePrd } from "../../src/prd/load.js";
 import { gantry, makeProject } from "../e2e/harness.js";
 import { chaosSeed, Rng } from "./harness.js";
-import { type Malformed, malformedConfig, malformedPrd, validConfig } from "./malformed.js";
+import type { Malformed } from "./malformed.js";
+import { malformedConfig, validConfig } from "./malformed-config.js";
+import { malformedPrd } from "./malformed-prd.js";
 
 /**
  * Bad input, generated: ≥1,000 malformed configs and PRDs (seeded; GANTRY_CHAOS_SEED replays a run) go

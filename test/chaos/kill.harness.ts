@@ -1,7 +1,5 @@
-import { execFileSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadPrd } from "../../src/prd/load.js";
 import { type AgentSession, git } from "../e2e/harness.js";
 import {
   chaosProject,
@@ -9,14 +7,13 @@ import {
   markedProcesses,
   moduleWithTest,
   type ProcInfo,
-  prdFile,
   Rng,
-  readJsonlStrict,
   reapMarked,
   runDirsOf,
   startGantry,
   story,
 } from "./harness.js";
+import { checkAfterKill, checkFinal } from "./kill.checks.js";
 
 /**
  * One crash trial: a feature of 20 stories played by the sh agent (some fail once and need rectify,
@@ -222,106 +219,6 @@ export async function runTrial(seed: number): Promise<TrialReport> {
   // A trial that broke nothing leaves nothing behind; a failing one keeps its repository to look at.
   if (report.violations.length === 0) rmSync(root, { recursive: true, force: true });
   return report;
-}
-
-/** Right after a kill: files parse; a story prd.json calls passed has its commit, or is the one being committed. */
-function checkAfterKill(root: string, ids: string[], violation: (what: string) => void): void {
-  const prd = parsePrdOrReport(root, violation);
-  const states = readStates(root, violation);
-  const committing = states.at(-1)?.committing as { storyId?: string } | undefined;
-  const subjects = commitSubjects(root);
-  for (const s of prd?.userStories ?? []) {
-    if (s.status !== "passed" || !ids.includes(s.id)) continue;
-    const commits = subjects.filter((line) => line.startsWith(`gantry(${s.id}):`)).length;
-    if (commits === 0 && committing?.storyId !== s.id)
-      violation(`after a kill, ${s.id} is passed in prd.json with no commit and no committing marker`);
-  }
-}
-
-function checkFinal(root: string, ids: string[], violation: (what: string) => void): void {
-  const prd = parsePrdOrReport(root, violation);
-  readStates(root, violation);
-  const subjects = commitSubjects(root);
-  const ledgers = runDirsOf(root).map((dir) => {
-    try {
-      return readJsonlStrict(join(dir, "ledger.jsonl")).rows;
-    } catch (error) {
-      violation((error as Error).message);
-      return [];
-    }
-  });
-  for (const dir of runDirsOf(root)) {
-    try {
-      readJsonlStrict(join(dir, "events.jsonl"));
-    } catch (error) {
-      violation((error as Error).message);
-    }
-  }
-  const entries = ledgers.flat();
-  for (const id of ids) {
-    const s = prd?.userStories.find((x) => x.id === id);
-    if (s?.status !== "passed" || s.passes !== true)
-      violation(`${id} ended ${s?.status}/${s?.passes}, not passed`);
-    const commits = subjects.filter((line) => line.startsWith(`gantry(${id}):`)).length;
-    if (commits !== 1) violation(`${id} has ${commits} gantry(${id}) commits, expected 1`);
-    for (const gate of ["verify", "review"]) {
-      if (!entries.some((e) => e.storyId === id && e.gate === gate && e.verdict === "pass"))
-        violation(`${id} is passed but no ledger holds a ${gate} pass for it`);
-    }
-    const name = `m${id.toLowerCase()}`;
-    const committed = gitShow(root, `HEAD:src/${name}.js`);
-    if (!committed?.includes("return 2;") || committed.includes("LINT_ERROR"))
-      violation(`${id}: src/${name}.js in HEAD is not the story's good work: ${JSON.stringify(committed)}`);
-    if (gitShow(root, `HEAD:test/${name}.test.js`) === undefined)
-      violation(`${id}: test/${name}.test.js is not committed`);
-  }
-  const dirty = git(root, "status", "--porcelain").trim();
-  if (dirty)
-    violation(`the working tree is not clean at the end: ${dirty.split("\n").slice(0, 5).join("; ")}`);
-  const stashes = git(root, "stash", "list").trim();
-  if (stashes) violation(`work was set aside: ${stashes}`);
-}
-
-function parsePrdOrReport(root: string, violation: (what: string) => void) {
-  try {
-    return loadPrd(prdFile(root));
-  } catch (error) {
-    violation(`prd.json does not load: ${(error as Error).message}`);
-    return undefined;
-  }
-}
-
-function readStates(root: string, violation: (what: string) => void): Record<string, unknown>[] {
-  const states: Record<string, unknown>[] = [];
-  for (const dir of runDirsOf(root)) {
-    const path = join(dir, "state.json");
-    if (!existsSync(path)) {
-      violation(`${path} is missing`);
-      continue;
-    }
-    try {
-      states.push(JSON.parse(readFileSync(path, "utf8")));
-    } catch (error) {
-      violation(`${path} does not parse: ${(error as Error).message}`);
-    }
-  }
-  return states;
-}
-
-function commitSubjects(root: string): string[] {
-  return git(root, "log", "--format=%s").trim().split("\n");
-}
-
-function gitShow(root: string, spec: string): string | undefined {
-  try {
-    return execFileSync("git", ["show", spec], {
-      cwd: root,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "ignore"],
-    });
-  } catch {
-    return undefined;
-  }
 }
 
 export function describeTrial(report: TrialReport): string {
