@@ -88,6 +88,11 @@ export function wireTriggers(bus: EventBus, deps: TriggerDeps): () => void {
         reset(storyId),
       );
       const offExit = bus.on("stage:exit", "interaction max-retries", async ({ storyId, stage, result }) => {
+        // A stage that ends the pass itself rather than spend a session nothing would verify.
+        if (result.action === "fail" && result.reason.startsWith("MAX_STAGE_RETRIES")) {
+          await decideForStory("max-retries", storyId, `${storyId}: ${result.reason}`);
+          return;
+        }
         if (result.action !== "retry") return;
         const count = (passRetries.get(storyId) ?? 0) + 1;
         passRetries.set(storyId, count);

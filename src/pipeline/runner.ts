@@ -35,6 +35,7 @@ export async function runStages(
       index += 1;
       continue;
     }
+    ctx.retriesLeft = maxStageRetries - retries;
     bus.emit("stage:enter", { storyId, stage: stage.name });
     const started = performance.now();
     let result: StageResult;

@@ -16,6 +16,8 @@ export interface StoryContext {
   review?: ReviewResult;
   /** failCount after each verify in this pass, for rectify's early stop. */
   failureHistory: number[];
+  /** Retries this pass may still take before MAX_STAGE_RETRIES ends it; kept by the runner. */
+  retriesLeft?: number;
   rectifyAttempts: number;
   autofixAttempts: number;
   /** Across passes. */

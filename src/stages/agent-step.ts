@@ -32,3 +32,22 @@ export async function agentStep(
   if (outcome.kind === "error") return { action: "escalate", reason: outcome.reason };
   return undefined;
 }
+
+/** No work since the story began: HEAD is still its base and no file (outside .gantry/) is changed. */
+export async function changedNothing(ctx: StoryContext): Promise<boolean> {
+  const { git } = ctx.run;
+  return (await git.head()) === ctx.baseSha && (await git.dirtyFiles()).length === 0;
+}
+
+/**
+ * Before an agent session that only pays off through a retry (rectify, autofix): when the pass has no
+ * retry left, end it now instead of spending a session whose work nothing would verify.
+ */
+export function noRetryLeft(ctx: StoryContext, stage: string): StageResult | undefined {
+  if (ctx.retriesLeft === undefined || ctx.retriesLeft > 0) return undefined;
+  const max = ctx.run.config.execution.maxStageRetries;
+  return {
+    action: "fail",
+    reason: `MAX_STAGE_RETRIES (${max}) exceeded: no retry left to verify a ${stage} session, so none was started`,
+  };
+}

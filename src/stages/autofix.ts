@@ -1,6 +1,6 @@
 import type { Stage } from "../pipeline/stage.js";
 import { runMechanicalFixes } from "../review/autofix.js";
-import { agentStep } from "./agent-step.js";
+import { agentStep, noRetryLeft } from "./agent-step.js";
 
 /**
  * Only after a failed review. Each attempt first runs lintFix and formatFix; when they changed nothing,
@@ -20,6 +20,8 @@ export const autofixStage: Stage = {
     if (ctx.autofixAttempts >= settings.maxAttempts) {
       return { action: "escalate", reason: `${what} after ${ctx.autofixAttempts} autofix attempts` };
     }
+    const exhausted = noRetryLeft(ctx, "autofix");
+    if (exhausted) return exhausted;
     ctx.autofixAttempts += 1;
     const before = await ctx.run.git.judge();
     const ran = await runMechanicalFixes(ctx.run, ctx.story.id);

@@ -1,5 +1,6 @@
 import type { Stage } from "../pipeline/stage.js";
 import { latestVerdicts, unmetGates } from "../subscribers/ledger-reader.js";
+import { changedNothing } from "./agent-step.js";
 
 /**
  * The last guard: the story passes only if the ledger holds a pass (or not-applicable) for every
@@ -10,6 +11,8 @@ export const completionStage: Stage = {
   enabled: () => true,
   async execute(ctx) {
     const { run, story } = ctx;
+    if (await changedNothing(ctx))
+      return { action: "fail", reason: "the story changed nothing; an empty change is not a story done" };
     const judged = await run.git.judge();
     const latest = latestVerdicts(run.ledger.refresh(), judged.tree, story.id);
     const unmet = unmetGates(latest, run.mandatoryGates);

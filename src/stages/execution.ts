@@ -1,11 +1,14 @@
 import { CONTINUE, type Stage } from "../pipeline/stage.js";
-import { agentStep } from "./agent-step.js";
+import { agentStep, changedNothing } from "./agent-step.js";
 
 /** One agent session with the story prompt; an agent error or timeout escalates. */
 export const executionStage: Stage = {
   name: "execution",
   enabled: () => true,
   async execute(ctx) {
-    return (await agentStep(ctx, "implement")) ?? CONTINUE;
+    const stopped = await agentStep(ctx, "implement");
+    if (stopped) return stopped;
+    if (await changedNothing(ctx)) return { action: "escalate", reason: "the agent session changed nothing" };
+    return CONTINUE;
   },
 };

@@ -1,5 +1,5 @@
 import type { Stage } from "../pipeline/stage.js";
-import { agentStep } from "./agent-step.js";
+import { agentStep, noRetryLeft } from "./agent-step.js";
 
 /**
  * Only after a failed verify (or regression): an agent session given the structured failures, then
@@ -22,6 +22,8 @@ export const rectifyStage: Stage = {
     if (ctx.rectifyAttempts > 0 && history.length >= 2 && (history.at(-1) ?? 0) >= (history.at(-2) ?? 0)) {
       return { action: "escalate", reason: `${what}; the last rectify did not reduce the failures` };
     }
+    const exhausted = noRetryLeft(ctx, "rectify");
+    if (exhausted) return exhausted;
     ctx.rectifyAttempts += 1;
     ctx.run.bus.emit("rectify:attempt", {
       storyId: ctx.story.id,

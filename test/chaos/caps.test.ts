@@ -163,9 +163,7 @@ describe(`caps hold for random agents (${RUNS} runs, base seed ${base})`, { conc
       assert.deepEqual(finding.problems, [], `replay: GANTRY_CHAOS_SEED=${seed} GANTRY_CAPS_RUNS=1`);
     });
   }
-  it("with maxStageRetries 0 a story costs at most one session per tier (tiers × (1 + maxStageRetries))", {
-    todo: "rectify spends an agent session, then its retry is refused (MAX_STAGE_RETRIES exceeded): 2 sessions, the second never verified",
-  }, async () => {
+  it("with maxStageRetries 0 a story costs at most one session per tier (tiers × (1 + maxStageRetries))", async () => {
     const s: Scenario = {
       seed: 0,
       tiers: ["fast"],

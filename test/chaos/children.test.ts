@@ -125,9 +125,7 @@ describe("children that misbehave", { concurrency: 4 }, () => {
     }
   });
 
-  it("an agent that exits 0 having changed nothing does not pass the story", {
-    todo: "an empty change passes: with no changed files verify runs the (passing) full suite, review passes, completion commits --allow-empty",
-  }, async () => {
+  it("an agent that exits 0 having changed nothing does not pass the story", async () => {
     const o = await play(
       { "US-1": [{}] },
       config({ tiers: ["fast"], execution: { rectify: { maxAttempts: 1 } } }),

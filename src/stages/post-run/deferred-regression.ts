@@ -16,8 +16,8 @@ export interface PostRunResult {
 
 export interface PassedStory {
   id: string;
-  /** Files its commit changed, relative to the project root. */
-  files: string[];
+  /** Files its commit changed, relative to the project root; asked only when the suite fails. */
+  files: () => Promise<string[]>;
 }
 
 /**
@@ -42,13 +42,14 @@ export async function deferredRegression(run: RunContext, passed: PassedStory[])
   );
   const implicated: string[] = [];
   for (const story of passed) {
+    const files = await story.files();
     const reached = await selectTests({
       projectRoot: run.root,
-      changedFiles: story.files,
+      changedFiles: files,
       maxFiles: Number.MAX_SAFE_INTEGER,
       maxShare: 1,
     });
-    const touched = new Set([...story.files, ...reached.files]);
+    const touched = new Set([...files, ...reached.files]);
     if ([...failing].some((file) => touched.has(file))) implicated.push(story.id);
   }
   const where =
