@@ -5,7 +5,11 @@ import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { createReporters, type ResolvedReporter } from "../reporters/loader.js";
 import { acceptance } from "../stages/post-run/acceptance.js";
-import { deferredRegression, type PostRunResult } from "../stages/post-run/deferred-regression.js";
+import {
+  deferredRegression,
+  type PassedStory,
+  type PostRunResult,
+} from "../stages/post-run/deferred-regression.js";
 import { totalCostBasis } from "../subscribers/cost-log.js";
 import { wireSubscribers } from "../subscribers/index.js";
 import type { RunSummary } from "./events.js";
@@ -93,13 +97,17 @@ async function checkStart(options: RunOptions): Promise<void> {
 async function walkStories(run: RunContext, options: RunOptions, walk: Walk): Promise<void> {
   const selected = selectStories(run.stories.prd, options.only);
   run.bus.emit("run:start", { feature: run.feature, totalStories: selected.length });
-  const passed: { id: string; files: string[] }[] = [];
+  const passed: PassedStory[] = [];
   for (const story of selected) {
     walk.pauseReason = options.signal.aborted ? "interrupted" : run.requests.pauseReason;
     if (walk.pauseReason) break;
     const outcome = await executeStory(run, story);
     walk.outcomes.push({ ...outcome, storyId: story.id });
-    if (outcome.status === "passed") passed.push({ id: story.id, files: await run.git.commitFiles("HEAD") });
+    if (outcome.status === "passed") {
+      // Which files the commit changed is asked only if the deferred regression fails (one git call saved a story).
+      const sha = await run.git.head();
+      passed.push({ id: story.id, files: () => run.git.commitFiles(sha) });
+    }
     await run.bus.flush();
     if (outcome.status === "paused") {
       walk.pauseReason = outcome.reason ?? "paused";
