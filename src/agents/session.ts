@@ -27,6 +27,7 @@ export async function runAgentSession(
   prompt: string,
 ): Promise<SessionOutcome> {
   const { run } = ctx;
+  prompt = run.redact.text(prompt);
   const blocked = notNow(run);
   if (blocked) return { kind: "paused", reason: blocked };
   ctx.agentCalls += 1;

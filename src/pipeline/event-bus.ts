@@ -20,6 +20,8 @@ export interface BusOptions {
   /** How long `flush()` waits for a pending subscriber before reporting it as stuck. */
   flushTimeoutMs?: number;
   now?: () => Date;
+  /** Applied to every payload before any subscriber sees it: secrets never reach files, hooks or reports. */
+  redact?: <T>(payload: T) => T;
 }
 
 export interface EventBus {
@@ -40,6 +42,7 @@ export function createEventBus(options: BusOptions): EventBus {
   const pending = new Map<Promise<void>, string>();
   const now = options.now ?? (() => new Date());
   const report = options.onFault ?? (() => {});
+  const redact = options.redact;
 
   const track = (subscriber: string, type: EventName, outcome: unknown): void => {
     if (!(outcome instanceof Promise)) return;
@@ -62,7 +65,8 @@ export function createEventBus(options: BusOptions): EventBus {
   return {
     runId: options.runId,
     emit(type, payload) {
-      const event = { ...payload, runId: options.runId, at: now().toISOString() } as Events[typeof type];
+      const clean = redact ? redact(payload) : payload;
+      const event = { ...clean, runId: options.runId, at: now().toISOString() } as Events[typeof type];
       emitter.emit(type, event);
     },
     on(type, subscriber, handler) {

@@ -5,6 +5,7 @@ import type { PluginSet } from "../plugins/types.js";
 import type { StoryStore } from "../prd/story-store.js";
 import type { LedgerReader } from "../subscribers/ledger-reader.js";
 import type { Logger } from "../util/logger.js";
+import type { Redactor } from "../util/redact.js";
 import type { EventBus } from "./event-bus.js";
 import type { CostBasis } from "./events.js";
 import type { RunControl } from "./run-control.js";
@@ -51,4 +52,6 @@ export interface RunContext {
   state: RunState;
   requests: RunRequests;
   plugins: PluginSet;
+  /** Secret values (from the environment) taken out of everything gantry records or hands on. */
+  redact: Redactor;
 }

@@ -11,6 +11,8 @@ import { StoryStore } from "../prd/story-store.js";
 import { LEDGER_FILE } from "../subscribers/ledger.js";
 import { LedgerReader } from "../subscribers/ledger-reader.js";
 import { createRunLogger } from "../subscribers/run-log.js";
+import { createRedactor } from "../util/redact.js";
+import { secretValues } from "../verification/env.js";
 import { createEventBus } from "./event-bus.js";
 import type { RunContext, RunRequests } from "./run-context.js";
 import type { RunControl } from "./run-control.js";
@@ -52,10 +54,12 @@ export async function createRunContext(
   const runId = newRunId();
   const runDir = join(root, ".gantry", "runs", runId);
   mkdirSync(runDir, { recursive: true });
-  const logger = createRunLogger(runDir, runId);
+  const redact = createRedactor(secretValues(process.env, config.quality.stripEnv));
+  const logger = createRunLogger(runDir, runId, redact.text);
   const bus = createEventBus({
     runId,
     flushTimeoutMs: flushTimeout(config),
+    ...(redact.empty ? {} : { redact: redact.deep }),
     onFault: ({ subscriber, event, error }) => {
       const message = error instanceof Error ? error.message : String(error);
       logger.warn({ subscriber, event, err: message }, "subscriber failed");
@@ -98,6 +102,7 @@ export async function createRunContext(
     state: new RunState(runDir, { runId, feature }),
     requests,
     plugins,
+    redact,
   };
   return { run, control, closeLog: () => logger.flush() };
 }

@@ -7,9 +7,16 @@ import type { Logger } from "../util/logger.js";
 export const RUN_LOG_FILE = "run.log";
 
 /** The run's pino JSON log, written synchronously so a crash loses no line. */
-export function createRunLogger(runDir: string, runId: string): Logger & { flush(): void } {
+export function createRunLogger(
+  runDir: string,
+  runId: string,
+  redact: (line: string) => string = (line) => line,
+): Logger & { flush(): void } {
   const destination = pino.destination({ dest: join(runDir, RUN_LOG_FILE), sync: true, mkdir: true });
-  const logger = pino({ base: { runId }, level: process.env.GANTRY_LOG_LEVEL ?? "info" }, destination);
+  const logger = pino(
+    { base: { runId }, level: process.env.GANTRY_LOG_LEVEL ?? "info", hooks: { streamWrite: redact } },
+    destination,
+  );
   return Object.assign(logger, { flush: () => destination.flushSync() });
 }
 

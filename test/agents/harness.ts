@@ -23,6 +23,7 @@ import type { EventName, EventOf } from "../../src/pipeline/events.js";
 import type { RunContext } from "../../src/pipeline/run-context.js";
 import type { StoryContext } from "../../src/pipeline/story-context.js";
 import { StorySchema } from "../../src/prd/story.js";
+import { createRedactor } from "../../src/util/redact.js";
 
 const FAKE = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-cli.mjs");
 export const CLIS = ["claude", "codex", "gemini", "aider", "opencode"] as const;
@@ -153,6 +154,7 @@ export function sessionHarness(fakes: Fakes, adapter: AgentAdapter, cfg: Config)
     logger: { debug() {}, info() {}, warn() {}, error() {} },
     signal: abort.signal,
     cost: { usd: 0, sessions: 0, byBasis: { exact: 0, estimated: 0, unknown: 0 } },
+    redact: createRedactor([]),
     requests: { vetoes: new Map() },
   } as unknown as RunContext;
   const story = StorySchema.parse({

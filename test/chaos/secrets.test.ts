@@ -31,9 +31,7 @@ function filesUnder(dir: string): string[] {
 }
 
 describe("secrets", () => {
-  it("a secret the agent prints, a test prints and a failure message carries appears in no run file and no hook payload", {
-    todo: "not redacted: events.jsonl (verify:result rawOutputTail + failures, review:result checks[].output, rectify:attempt failures), run.log (failures), prompts/<story>-<n>-rectify.md",
-  }, async () => {
+  it("a secret the agent prints, a test prints and a failure message carries appears in no run file and no hook payload", async () => {
     const secrets: Record<string, string> = {
       CHAOS_API_KEY: secret("apikey"),
       CHAOS_GH_TOKEN: secret("token"),
