@@ -1,6 +1,7 @@
 import { InputError } from "../config/input-error.js";
 import { loadConfig } from "../config/loader.js";
 import type { Config } from "../config/schema.js";
+import { killRunProcesses } from "../pipeline/leftovers.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { featurePrdPath, projectRoot } from "./project.js";
@@ -32,7 +33,11 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   let interrupts = 0;
   const onSignal = (signal: NodeJS.Signals) => {
     interrupts += 1;
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) {
+      // Forced: no time for the orderly stop; still take every process of the run down with us.
+      if (process.env.GANTRY_RUN_ID) killRunProcesses(process.env.GANTRY_RUN_ID);
+      process.exit(130);
+    }
     process.stderr.write(
       `\ngantry: ${signal}: stopping (the story in flight is left paused); press Ctrl-C again to force\n`,
     );

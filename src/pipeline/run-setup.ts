@@ -14,6 +14,7 @@ import { createRunLogger } from "../subscribers/run-log.js";
 import { createRedactor } from "../util/redact.js";
 import { secretValues } from "../verification/env.js";
 import { createEventBus } from "./event-bus.js";
+import { RUN_ID_VARIABLE } from "./leftovers.js";
 import type { RunContext, RunRequests } from "./run-context.js";
 import type { RunControl } from "./run-control.js";
 import { RunState } from "./run-state.js";
@@ -52,6 +53,8 @@ export async function createRunContext(
   const agent = registry.create(config.agent.default, config);
   const git = await openRepo(root);
   const runId = newRunId();
+  // Inherited by every process the run starts, so leftovers can be found and stopped (leftovers.ts).
+  process.env[RUN_ID_VARIABLE] = runId;
   const runDir = join(root, ".gantry", "runs", runId);
   mkdirSync(runDir, { recursive: true });
   const redact = createRedactor(secretValues(process.env, config.quality.stripEnv));

@@ -13,6 +13,7 @@ import {
 import { totalCostBasis } from "../subscribers/cost-log.js";
 import { wireSubscribers } from "../subscribers/index.js";
 import type { RunSummary } from "./events.js";
+import { killRunProcesses } from "./leftovers.js";
 import { acquireLock } from "./lock.js";
 import { isResumable, previousRun, reconcile } from "./resume.js";
 import type { CostTotals, RunContext } from "./run-context.js";
@@ -82,6 +83,20 @@ export async function runFeature(options: RunOptions): Promise<number> {
 async function checkStart(options: RunOptions): Promise<void> {
   const git = await openRepo(options.root);
   const previous = previousRun(options.root, options.feature);
+  if (isResumable(previous) && previous) {
+    const killed = killRunProcesses(previous.runId);
+    if (killed > 0)
+      options.warn(`gantry: stopped ${killed} process group(s) left running by run ${previous.runId}`);
+  }
+  const identity = await git.commitIdentityProblem();
+  if (identity) throw new InputError(options.root, "git", identity);
+  if ((await git.branch()) === undefined) {
+    throw new InputError(
+      options.root,
+      "git",
+      "HEAD is detached; check out a branch for gantry to commit the stories to",
+    );
+  }
   for (const note of await reconcile(previous, git, options.prdPath)) options.warn(`gantry: ${note}`);
   const dirty = await git.dirtyFiles();
   if (dirty.length > 0 && !options.allowDirty && !isResumable(previous)) {
