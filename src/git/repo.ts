@@ -57,7 +57,8 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   };
 
   const dirtyFiles = async () => {
-    const out = await git.raw([
+    // runGit: on a clean tree status prints nothing, after which simple-git would wait 50 ms.
+    const out = await runGit(projectRoot, [
       "status",
       "--porcelain=v1",
       "-z",
@@ -98,10 +99,11 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       }
     },
     async commitAll(message) {
+      // Through runGit, not simple-git: simple-git waits 50 ms more after a command that prints nothing.
       // An exclude pathspec naming an ignored path makes `git add` exit 1, so stage all, then unstage ours.
-      await git.raw(["add", "-A", "--", ":(top)"]);
+      await runGit(projectRoot, ["add", "-A", "--", ":(top)"]);
       // -f (index only, --cached never touches the files): see judge() for the staged state that needs it.
-      await git.raw([
+      await runGit(projectRoot, [
         "rm",
         "-r",
         "-q",
@@ -112,7 +114,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         `:(top)${prefix}${GANTRY_DIR}/runs`,
         `:(top)${prefix}${GANTRY_DIR}/lock`,
       ]);
-      await git.raw(["commit", "-q", "--no-verify", "--allow-empty", "-m", message]);
+      await runGit(projectRoot, ["commit", "-q", "--no-verify", "--allow-empty", "-m", message]);
       return head();
     },
     async headSubject() {
@@ -130,7 +132,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     async setAside(message) {
       const dirty = await dirtyFiles();
       if (dirty.length === 0) return undefined;
-      await git.raw([
+      await runGit(projectRoot, [
         "stash",
         "push",
         "--include-untracked",
