@@ -1,4 +1,12 @@
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { simpleGit } from "simple-git";
@@ -58,20 +66,22 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
 
   const dirtyFiles = async () => {
     // runGit: on a clean tree status prints nothing, after which simple-git would wait 50 ms.
-    const out = await runGit(projectRoot, [
-      "status",
-      "--porcelain=v1",
-      "-z",
-      "--untracked-files=all",
-      "--",
-      ".",
-      ...outside,
-    ]);
+    // GIT_OPTIONAL_LOCKS=0: status does not write its refreshed stat data back into the user's index, which
+    // would take the index lock and make judge() copy and strip the index again.
+    const out = await runGit(
+      projectRoot,
+      ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".", ...outside],
+      { GIT_OPTIONAL_LOCKS: "0" },
+    );
     return out
       .split("\0")
       .filter((entry) => entry.length > 3)
       .map((entry) => entry.slice(3));
   };
+
+  // The user's index without .gantry/, kept while the user's index file is the same one (git replaces the
+  // file on every write): the judges between two commits start from it and need no `git rm` of their own.
+  let stripped: { key: string; bytes: Buffer } | undefined;
 
   return {
     root: projectRoot,
@@ -81,17 +91,28 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       const dir = mkdtempSync(join(tmpdir(), "gantry-index-"));
       const index = join(dir, "index");
       try {
-        const userIndex = join(gitDir, "index");
-        if (existsSync(userIndex)) copyFileSync(userIndex, index);
         const env = { GIT_INDEX_FILE: index };
+        const userIndex = join(gitDir, "index");
+        const key = fileKey(userIndex);
+        if (key !== undefined && stripped?.key === key) {
+          writeFileSync(index, stripped.bytes);
+        } else {
+          if (key !== undefined) copyFileSync(userIndex, index);
+          // Before `add`, which leaves .gantry/ alone (excluded), so the order does not change the tree.
+          // -f: the copied index may hold a .gantry/ file staged by a commit a crash interrupted, which
+          // differs from both HEAD and the file once resume rewrote prd.json; without it git rm refuses.
+          await runGit(
+            projectRoot,
+            ["rm", "-r", "-q", "-f", "--cached", "--ignore-unmatch", "--", `:(top)${prefix}${GANTRY_DIR}`],
+            env,
+          );
+          // Kept only if the user's index did not change while it was copied.
+          stripped =
+            key !== undefined && fileKey(userIndex) === key && existsSync(index)
+              ? { key, bytes: readFileSync(index) }
+              : undefined;
+        }
         await addAllBut(projectRoot, env, outside);
-        // -f: the copied index may hold a .gantry/ file staged by a commit a crash interrupted, which
-        // differs from both HEAD and the file once resume rewrote prd.json; without it git rm refuses.
-        await runGit(
-          projectRoot,
-          ["rm", "-r", "-q", "-f", "--cached", "--ignore-unmatch", "--", `:(top)${prefix}${GANTRY_DIR}`],
-          env,
-        );
         const tree = (await runGit(projectRoot, ["write-tree"], env)).trim();
         return { sha: await head(), tree };
       } finally {
@@ -162,6 +183,16 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       }
     },
   };
+}
+
+/** Identifies one version of a file: git writes its index to a new file and renames it over the old. */
+function fileKey(path: string): string | undefined {
+  try {
+    const s = statSync(path, { bigint: true });
+    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The line of a git failure that says what is wrong, without "fatal: " and the advice around it. */
