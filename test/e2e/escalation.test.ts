@@ -12,6 +12,7 @@ import {
   passingTest,
   prdStories,
   readJsonl,
+  story,
 } from "./harness.js";
 
 /**
@@ -107,17 +108,6 @@ const calc = (value: number): Record<string, string> => ({
 });
 const WRONG = { write: calc(3), cost: 0.01 };
 const RIGHT = { write: calc(2), cost: 0.01 };
-
-const story = (id: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  title: `Story ${id}`,
-  description: `Implement ${id}`,
-  acceptanceCriteria: [`${id} works`],
-  status: "pending",
-  passes: false,
-  routing: { complexity: "simple" },
-  ...extra,
-});
 
 /** The claude agent with its default models; rectify and autofix off, so each pass is one session. */
 function claudeConfig(routing: Record<string, unknown> = {}, execution: Record<string, unknown> = {}) {

@@ -33,6 +33,18 @@ export interface ProjectSpec {
   files?: Record<string, string>;
 }
 
+/** A pending story as a PRD holds it, starting at the fast tier (routing.complexity simple). */
+export const story = (id: string, extra: Record<string, unknown> = {}) => ({
+  id,
+  title: `Story ${id}`,
+  description: `Implement ${id}`,
+  acceptanceCriteria: [`${id} works`],
+  status: "pending",
+  passes: false,
+  routing: { complexity: "simple" },
+  ...extra,
+});
+
 export const passingTest = (name: string, body = "assert.equal(1 + 1, 2);") =>
   `import assert from "node:assert/strict";\nimport { test } from "node:test";\ntest(${JSON.stringify(name)}, async () => {\n  ${body}\n});\n`;
 export const failingTest = (name: string) => passingTest(name, "assert.equal(1 + 1, 3);");

@@ -13,18 +13,8 @@ import {
   makeProject,
   passingTest,
   prdStories,
+  story,
 } from "./harness.js";
-
-const story = (id: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  title: `Story ${id}`,
-  description: `Implement ${id}`,
-  acceptanceCriteria: [`${id} works`],
-  status: "pending",
-  passes: false,
-  routing: { complexity: "simple" },
-  ...extra,
-});
 
 const moduleWithTest = (name: string, value: number, decl = "const"): Record<string, string> => ({
   [`src/${name}.js`]: `export function ${name}() {\n  ${decl} v = ${value};\n  return v;\n}\n`,

@@ -12,18 +12,8 @@ import {
   makeProject,
   passingTest,
   prdStories,
+  story,
 } from "./harness.js";
-
-const story = (id: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  title: `Story ${id}`,
-  description: `Implement ${id}`,
-  acceptanceCriteria: [`${id} works`],
-  status: "pending",
-  passes: false,
-  routing: { complexity: "simple" },
-  ...extra,
-});
 
 /** A module and a test that imports it: the test passes only when `value` is what it expects. */
 const moduleWithTest = (
