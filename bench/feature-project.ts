@@ -107,13 +107,13 @@ function commits(root: string): number {
   return Number(execFileSync("git", ["rev-list", "--count", "HEAD"], { cwd: root, encoding: "utf8" }).trim());
 }
 
-/** `gantry run` on a fresh copy; fails unless every story passed and was committed. */
-export async function timeGantry(project: FeatureProject, extraArgs: string[] = []): Promise<Timed> {
+/** `gantry run` on a fresh copy; fails unless every story passed and was committed. `cli`: another build. */
+export async function timeGantry(project: FeatureProject, cli = CLI): Promise<Timed> {
   const root = freshCopy(project);
   try {
     const timed = expectOk(
       `gantry run on ${project.stories} stories`,
-      await timeCommand(process.execPath, [CLI, "run", "--feature", FEATURE, "--dir", root, ...extraArgs], {
+      await timeCommand(process.execPath, [cli, "run", "--feature", FEATURE, "--dir", root], {
         cwd: root,
         env: benchEnvironment(),
       }),

@@ -25,7 +25,8 @@ export interface Row {
 }
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-export const CLI = join(REPO, "dist", "cli.js");
+/** The built CLI; BENCH_CLI points at another build (to compare two). */
+export const CLI = process.env.BENCH_CLI ? resolve(process.env.BENCH_CLI) : join(REPO, "dist", "cli.js");
 
 export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
