@@ -19,11 +19,8 @@ for (const root of roots.length ? roots : ["test"]) {
   if (statSync(root).isDirectory()) walk(root);
   else files.push(root);
 }
-const result = spawnSync(
-  process.execPath,
-  ["--import", "tsx", "--test", "--test-reporter=spec", ...flags, ...files],
-  {
-    stdio: "inherit",
-  },
-);
+// Most tests wait on child processes (git, node, the built CLI), so three files at a time keep two cores busy.
+const concurrency = flags.some((f) => f.startsWith("--test-concurrency")) ? [] : ["--test-concurrency=3"];
+const args = ["--import", "tsx", "--test", "--test-reporter=spec", ...concurrency, ...flags, ...files];
+const result = spawnSync(process.execPath, args, { stdio: "inherit" });
 process.exit(result.status ?? 1);
