@@ -1,10 +1,11 @@
 import type { StoryStatus } from "../pipeline/events.js";
-import { type StoryPatch, saveStoryPatch } from "./save.js";
+import { type LastWrite, type StoryPatch, saveStoryPatch } from "./save.js";
 import { type Prd, type Story, statusOf } from "./story.js";
 
 /** The run's view of the PRD: stories in memory, every change written back to prd.json at once. */
 export class StoryStore {
   private readonly byId: Map<string, Story>;
+  private readonly lastWrite: LastWrite = {};
 
   constructor(
     readonly path: string,
@@ -31,6 +32,6 @@ export class StoryStore {
       else (story as Record<string, unknown>)[key] = value;
     }
     if (patch.status) story.passes = patch.status === "passed";
-    saveStoryPatch(this.path, id, patch);
+    saveStoryPatch(this.path, id, patch, this.lastWrite);
   }
 }

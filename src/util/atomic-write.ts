@@ -1,13 +1,27 @@
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import {
+  type BigIntStats,
+  closeSync,
+  fstatSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { basename, dirname, join } from "node:path";
 
-/** Writes a whole file so that a crash at any moment leaves either the old content or the new: temp file, fsync, rename. */
-export function writeFileAtomic(path: string, content: string): void {
+/**
+ * Writes a whole file so that a crash at any moment leaves either the old content or the new: temp file, fsync, rename.
+ * Returns the written file's stat, taken before the rename (which changes only its ctime).
+ */
+export function writeFileAtomic(path: string, content: string): BigIntStats {
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   const fd = openSync(temp, "w", 0o644);
+  let stats: BigIntStats;
   try {
     writeSync(fd, content);
     fsyncSync(fd);
+    stats = fstatSync(fd, { bigint: true });
   } catch (error) {
     closeSync(fd);
     unlinkSync(temp);
@@ -21,6 +35,7 @@ export function writeFileAtomic(path: string, content: string): void {
     throw error;
   }
   fsyncDir(dirname(path));
+  return stats;
 }
 
 function fsyncDir(dir: string): void {
@@ -36,6 +51,6 @@ function fsyncDir(dir: string): void {
   }
 }
 
-export function writeJsonAtomic(path: string, value: unknown): void {
-  writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+export function writeJsonAtomic(path: string, value: unknown): BigIntStats {
+  return writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
 }
