@@ -64,7 +64,8 @@ export function fromZodIssue(
 
 /** Parses JSON text, turning a syntax error into an InputError with line and column. */
 export function parseJsonText(file: string, text: string): unknown {
-  if (text.trim() === "") throw new InputError(file, "", "the file is empty; expected a JSON object");
+  if (text.trim() === "")
+    throw new InputError(file, "line 1, column 1", "the file is empty; expected a JSON object");
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -3,7 +3,7 @@ import type { InteractionRequest } from "../../src/interaction/broker.js";
 
 /** A request as the interaction subscriber builds it. */
 export function request(overrides: Partial<InteractionRequest> = {}): InteractionRequest {
-  const timeoutMs = overrides.timeoutMs ?? 2_000;
+  const timeoutMs = overrides.timeoutMs ?? 10_000;
   const now = Date.now();
   return {
     id: `req-${Math.random().toString(36).slice(2, 10)}`,

@@ -81,7 +81,7 @@ function setup(url: string, extra: { callbackPort?: number; secret?: string | un
     url,
     secret: "secret" in extra ? extra.secret : SECRET,
     secretEnv: "GANTRY_WEBHOOK_SECRET",
-    postTimeoutMs: 2_000,
+    postTimeoutMs: 10_000,
     ...(extra.callbackPort === undefined ? {} : { callbackPort: extra.callbackPort }),
   });
   const broker = createBroker({ channel, signal: never, warn: (l) => warnings.push(l) });
@@ -151,7 +151,7 @@ describe("webhook channel", { concurrency: true, timeout: 20_000 }, () => {
       })();
     });
     const { broker, channel } = setup(hook.url, { callbackPort: 0 });
-    const answer = await broker.ask(request({ timeoutMs: 1_500 }));
+    const answer = await broker.ask(request({ timeoutMs: 5_000 }));
     const answeredAt = Date.now();
     await refused;
     channel.close?.();
