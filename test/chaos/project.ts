@@ -169,13 +169,4 @@ export function moduleWithTest(name: string, value: number, expected = value, li
   };
 }
 
-export const story = (id: string, extra: Record<string, unknown> = {}) => ({
-  id,
-  title: `Story ${id}`,
-  description: `Implement ${id}`,
-  acceptanceCriteria: [`${id} works`],
-  status: "pending",
-  passes: false,
-  routing: { complexity: "simple" },
-  ...extra,
-});
+export { story } from "../e2e/harness.js";
