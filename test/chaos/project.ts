@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type AgentSession, makeProject, passingTest, REPO } from "../e2e/harness.js";
+import { type AgentSession, makeProject, passingTest, REPO, story } from "../e2e/harness.js";
 
 /** The projects the chaos tests run gantry on: the sh agent and its plan, the sh test runner, the config. */
 
@@ -169,4 +169,4 @@ export function moduleWithTest(name: string, value: number, expected = value, li
   };
 }
 
-export { story } from "../e2e/harness.js";
+export { story };
