@@ -37,13 +37,9 @@ async function interruptDuring(
     env: cliEnvironment(),
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let output = "";
-  child.stdout.on("data", (c) => {
-    output += c;
-  });
-  child.stderr.on("data", (c) => {
-    output += c;
-  });
+  // Drained so gantry never blocks on a full pipe; what it prints is not needed here.
+  child.stdout.resume();
+  child.stderr.resume();
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline && !agentCalls(root).some((c) => c.story === storyId)) {
     await new Promise((r) => setTimeout(r, 50));
