@@ -1,10 +1,10 @@
-import type { LedgerEntry, RunSummary, StoryStatus, VerifyStrategy } from "../pipeline/events.js";
+import type { LedgerEntry, RunSummary, StoryStatus } from "../pipeline/events.js";
 import type { StageAction, StageName } from "../pipeline/stage.js";
+import { GATE_OF_STRATEGY, RUN_SCOPE } from "../subscribers/ledger.js";
 import { oneLine, truncate } from "./format.js";
 import type { EventArgs } from "./types.js";
 
 /** The story id of verdicts about the whole run (post-run checks). */
-export const RUN_SCOPE = "*";
 
 export interface StageRecord {
   /** Which pass over the story (1, then one more per pass: a new tier or another try at one) and its tier. */
@@ -50,13 +50,6 @@ interface Evidence {
   lines: string[];
 }
 
-// Which gate a verify strategy's verdict is recorded under (as the ledger subscriber does).
-const GATE_OF_STRATEGY: Record<VerifyStrategy, string> = {
-  scoped: "verify",
-  regression: "regression",
-  "deferred-regression": "regression",
-  acceptance: "acceptance",
-};
 const MAX_EVIDENCE = 20;
 const MAX_LINE = 2000;
 

@@ -1,8 +1,8 @@
 import type { LedgerEntry } from "../pipeline/events.js";
+import { RUN_SCOPE } from "./ledger.js";
 import { PASSING } from "./ledger-reader.js";
 
 /** A story id that stands for the whole run (deferred regression, acceptance). */
-const RUN_LEVEL = "*";
 
 /** Where one mandatory gate stands on one tree. */
 export interface GateState {
@@ -44,7 +44,7 @@ export function describeGate(state: GateState): string {
 }
 
 function where(entry: LedgerEntry): string {
-  const story = entry.storyId === RUN_LEVEL ? "run-level" : `story ${entry.storyId}`;
+  const story = entry.storyId === RUN_SCOPE ? "run-level" : `story ${entry.storyId}`;
   return `run ${entry.runId}, ${story}`;
 }
 

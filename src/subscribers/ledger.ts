@@ -5,7 +5,11 @@ import type { EventOf, LedgerEntry, Verdict, VerifyResult, VerifyStatus } from "
 
 export const LEDGER_FILE = "ledger.jsonl";
 
-const GATE_OF_STRATEGY: Record<VerifyResult["strategy"], string> = {
+/** The storyId of run-level verdicts (deferred regression, acceptance): never a valid story id. */
+export const RUN_SCOPE = "*";
+
+/** The gate a verify strategy's verdict is recorded under. */
+export const GATE_OF_STRATEGY: Record<VerifyResult["strategy"], string> = {
   scoped: "verify",
   regression: "regression",
   "deferred-regression": "regression",

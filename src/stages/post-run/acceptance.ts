@@ -1,6 +1,7 @@
 import type { RunContext } from "../../pipeline/run-context.js";
+import { RUN_SCOPE } from "../../subscribers/ledger.js";
 import { runVerification } from "../../verification/orchestrator.js";
-import { type PostRunResult, RUN_SCOPE } from "./deferred-regression.js";
+import type { PostRunResult } from "./deferred-regression.js";
 
 /** The acceptance command, once after every story, when `quality.commands.acceptance` is configured. */
 export async function acceptance(run: RunContext, anyPassed: boolean): Promise<PostRunResult> {

@@ -1,9 +1,8 @@
 import { isAbsolute, relative } from "node:path";
 import type { RunContext } from "../../pipeline/run-context.js";
+import { RUN_SCOPE } from "../../subscribers/ledger.js";
 import { runVerification } from "../../verification/orchestrator.js";
 import { selectTests } from "../../verification/smart-runner.js";
-
-export const RUN_SCOPE = "*";
 
 export interface PostRunResult {
   name: string;
