@@ -4,7 +4,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { formatDetail } from "../../src/cli/ledger-table.js";
 import { openRepo } from "../../src/git/repo.js";
 import type { LedgerEntry, Verdict } from "../../src/pipeline/events.js";
@@ -16,39 +16,8 @@ const DIST_CLI = join(REPO, "dist", "cli.js");
 const TSX = import.meta.resolve("tsx");
 const work = mkdtempSync(join(tmpdir(), "gantry-ledger-"));
 
-/**
- * A stand-in for the gantry entry until `ledger` is registered in src/cli.ts: the same commander wiring
- * as the snippet handed to the lead, calling the command functions from src/ through tsx.
- */
-const ENTRY = join(work, "gantry-ledger.mjs");
-writeFileSync(
-  ENTRY,
-  `import { Command, CommanderError } from ${JSON.stringify(import.meta.resolve("commander"))};
-import { reportFailure } from ${JSON.stringify(pathToFileURL(join(REPO, "src/cli/exit.ts")).href)};
-const load = () => import(${JSON.stringify(pathToFileURL(join(REPO, "src/cli/ledger.ts")).href)});
-const exit = (code) => { process.exitCode = code; };
-const program = new Command().name("gantry").exitOverride();
-const ledger = program
-  .command("ledger")
-  .description("list a run's gate verdicts (the newest run unless --run names one)")
-  .option("--run <id>", "a run id under .gantry/runs/")
-  .option("--dir <path>", "the project root (default: .)")
-  .option("--json", "the entries as a JSON array, on stdout")
-  .action(async (options) => exit(await (await load()).ledgerCommand(options)));
-ledger
-  .command("check")
-  .description("exit 0 only if every mandatory gate passed on the current working tree")
-  .option("--dir <path>", "the project root (default: .)")
-  .option("--feature <name>", "only verdicts recorded for this feature")
-  .option("--json", "machine-readable output, on stdout")
-  .action(async (_options, command) => exit(await (await load()).ledgerCheckCommand(command.optsWithGlobals())));
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  process.exitCode = error instanceof CommanderError ? (error.exitCode === 0 ? 0 : 2) : reportFailure(error);
-}
-`,
-);
+/** The real entry, from source through tsx (the built one is exercised by the pre-commit hook test). */
+const ENTRY = join(REPO, "src", "cli.ts");
 
 /** The environment for git and the CLI: nothing from whatever repository or hook the tests run under. */
 function cleanEnv(): NodeJS.ProcessEnv {
@@ -72,7 +41,7 @@ interface Ran {
   stderr: string;
 }
 
-/** `gantry ledger …` through the stand-in entry, as a real process (async, so tests can run side by side). */
+/** `gantry ledger …` through the entry, as a real process (async, so tests can run side by side). */
 function gantry(cwd: string, ...args: string[]): Promise<Ran> {
   return new Promise((done, fail) => {
     const child = spawn(process.execPath, ["--import", TSX, ENTRY, ...args], { cwd, env: cleanEnv() });
