@@ -13,8 +13,9 @@ import { performance } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import mittImport, { type Emitter } from "mitt";
-import { createEventBus, type EventBus } from "../src/pipeline/event-bus.js";
-import type { EventName, EventPayloads } from "../src/pipeline/events.js";
+import { createEventBus, type EventBus } from "../src/bus/event-bus.js";
+import { VerdictBook } from "../src/ledger/book.js";
+import type { EventName, EventPayloads } from "../src/model/events.js";
 import { wireEventsLog } from "../src/subscribers/events-log.js";
 import { wireLedger } from "../src/subscribers/ledger.js";
 import { wireProgress } from "../src/subscribers/progress.js";
@@ -111,7 +112,7 @@ function runBus(): { bus: EventBus; close(): void } {
   const bus = createEventBus({ runId: "bench", onFault: ({ error }) => console.error(error) });
   const sink = nullStream();
   const offs = [
-    wireLedger(bus, { runDir, feature: "bench" }),
+    wireLedger(bus, { runDir, feature: "bench", verdicts: new VerdictBook() }),
     wireEventsLog(bus, { runDir }),
     wireProgress(bus, { write: (line) => sink.write(line) }),
     wireRunLog(bus, logger),

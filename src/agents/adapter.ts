@@ -1,4 +1,4 @@
-import type { AgentRole, CostBasis } from "../pipeline/events.js";
+import type { AgentRole, CostBasis } from "../model/agent.js";
 
 export interface AgentRequest {
   role: AgentRole;

@@ -1,5 +1,5 @@
 import type { Config } from "../config/schema.js";
-import type { CostBasis } from "../pipeline/events.js";
+import type { CostBasis } from "../model/agent.js";
 import { execCommand } from "../verification/executor.js";
 import type { AgentAdapter, AgentRequest, AgentResult, TokenUsage } from "./adapter.js";
 import { agentEnvironment } from "./command.js";

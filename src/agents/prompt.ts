@@ -1,4 +1,6 @@
-import type { AgentRole, ReviewCheck, TestFailure } from "../pipeline/events.js";
+import type { AgentRole } from "../model/agent.js";
+import type { ReviewCheck } from "../model/review.js";
+import type { TestFailure } from "../model/verify.js";
 import type { Story } from "../prd/story.js";
 
 /** A story this one depends on, as the prompt names it. */

@@ -1,5 +1,5 @@
-import type { LedgerEntry } from "../pipeline/events.js";
-import { shortHash } from "../subscribers/ledger-check.js";
+import { shortHash } from "../ledger/gate-rule.js";
+import type { LedgerEntry } from "../model/ledger.js";
 
 const HEADERS = ["TIME (UTC)", "STORY", "GATE", "VERDICT", "ATTEMPT", "TREE", "DETAIL"] as const;
 

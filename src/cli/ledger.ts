@@ -2,16 +2,9 @@ import { InputError } from "../config/input-error.js";
 import { loadConfig } from "../config/loader.js";
 import { mandatoryGates } from "../config/schema.js";
 import { openRepo } from "../git/repo.js";
-import type { Judged } from "../pipeline/events.js";
-import { describeGate, gateStates, shortHash } from "../subscribers/ledger-check.js";
-import {
-  byTime,
-  listRuns,
-  RUNS_DIR,
-  readRunLedger,
-  readRunLedgers,
-  skippedNotes,
-} from "../subscribers/ledger-runs.js";
+import { describeGate, gateStates, shortHash } from "../ledger/gate-rule.js";
+import { byTime, listRuns, RUNS_DIR, readRunLedger, readRunLedgers, skippedNotes } from "../ledger/runs.js";
+import type { Judged } from "../model/ledger.js";
 import { formatLedgerTable } from "./ledger-table.js";
 import { projectRoot } from "./project.js";
 

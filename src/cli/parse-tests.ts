@@ -4,7 +4,7 @@
  * 2 for bad usage.
  */
 import { readFile } from "node:fs/promises";
-import type { VerifyStatus } from "../pipeline/events.js";
+import type { VerifyStatus } from "../model/verify.js";
 import { parserNames, parseTestOutput } from "../verification/parsers/registry.js";
 import type { ParsedTests } from "../verification/parsers/types.js";
 import { judgeStatus } from "../verification/status.js";

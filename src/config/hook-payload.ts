@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { EventName } from "../pipeline/events.js";
+import type { EventName } from "../model/events.js";
 import { STORY_STATUSES } from "../prd/story.js";
 import type { HookEvent } from "./schema.js";
 

@@ -4,9 +4,9 @@ import { z } from "zod";
 
 const seconds = (fallback: number) => z.number().positive().max(86_400).default(fallback);
 
-/** What an interaction may answer; the pipeline acts on it (docs/interaction.md). */
-export const INTERACTION_ACTIONS = ["approve", "skip", "retry", "abort"] as const;
-export type InteractionAction = (typeof INTERACTION_ACTIONS)[number];
+import { INTERACTION_ACTIONS, type InteractionAction } from "../model/interaction.js";
+
+export { INTERACTION_ACTIONS, type InteractionAction };
 
 /**
  * Each trigger with the actions it offers and its default fallback: the answer taken on timeout and

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { simpleGit } from "simple-git";
 import { InputError } from "../config/input-error.js";
-import type { Judged } from "../pipeline/events.js";
+import type { Judged } from "../model/ledger.js";
 import { type GitStep, runGit, runGitSteps } from "./exec.js";
 import { headFromFiles } from "./head-file.js";
 

@@ -1,6 +1,6 @@
+import type { EventBus } from "../bus/event-bus.js";
 import { type Config, type InteractionAction, TRIGGERS, type TriggerName } from "../config/schema.js";
-import type { EventBus } from "../pipeline/event-bus.js";
-import type { RunControl } from "../pipeline/run-control.js";
+import type { RunControl } from "../model/run-control.js";
 import type { Story } from "../prd/story.js";
 
 /** The share of `execution.costLimitUsd` at which `cost-warning` speaks, once a run. */

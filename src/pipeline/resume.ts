@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { GitRepo } from "../git/repo.js";
 import { saveStoryPatch } from "../prd/save.js";
-import { type RunStateData, readRunState } from "./run-state.js";
+import { type RunStateData, readRunState } from "../runs/run-state.js";
 
 /** The newest earlier run of this feature, if any. */
 export function previousRun(root: string, feature: string): RunStateData | undefined {

@@ -1,23 +1,22 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { AgentRegistry } from "../agents/registry.js";
+import { createEventBus } from "../bus/event-bus.js";
 import { InputError } from "../config/input-error.js";
 import { type Config, DEFAULT_TRIGGER_TIMEOUT_SECONDS, mandatoryGates } from "../config/schema.js";
 import { openRepo } from "../git/repo.js";
+import { VerdictBook } from "../ledger/book.js";
+import type { RunControl } from "../model/run-control.js";
 import { loadPlugins } from "../plugins/loader.js";
 import { registerPluginAgents } from "../plugins/registry.js";
 import type { Prd } from "../prd/story.js";
 import { StoryStore } from "../prd/story-store.js";
-import { LEDGER_FILE } from "../subscribers/ledger.js";
-import { LedgerReader } from "../subscribers/ledger-reader.js";
+import { RunState } from "../runs/run-state.js";
+import type { RunContext, RunRequests } from "../stages/context.js";
 import { createRunLogger } from "../subscribers/run-log.js";
 import { createRedactor } from "../util/redact.js";
 import { secretValues } from "../verification/env.js";
-import { createEventBus } from "./event-bus.js";
 import { RUN_ID_VARIABLE } from "./leftovers.js";
-import type { RunContext, RunRequests } from "./run-context.js";
-import type { RunControl } from "./run-control.js";
-import { RunState } from "./run-state.js";
 
 export interface RunSetup {
   root: string;
@@ -97,7 +96,7 @@ export async function createRunContext(
     git,
     agent,
     stories: new StoryStore(setup.prdPath, setup.prd),
-    ledger: new LedgerReader(join(runDir, LEDGER_FILE)),
+    verdicts: new VerdictBook(),
     logger,
     control,
     signal: setup.signal,

@@ -1,9 +1,11 @@
 import { InputError } from "../config/input-error.js";
 import type { Config } from "../config/schema.js";
 import { openRepo } from "../git/repo.js";
+import type { RunSummary } from "../model/run.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { createReporters, type ResolvedReporter } from "../reporters/loader.js";
+import type { CostTotals, RunContext } from "../stages/context.js";
 import { acceptance } from "../stages/post-run/acceptance.js";
 import {
   deferredRegression,
@@ -12,11 +14,9 @@ import {
 } from "../stages/post-run/deferred-regression.js";
 import { totalCostBasis } from "../subscribers/cost-log.js";
 import { wireSubscribers } from "../subscribers/index.js";
-import type { RunSummary } from "./events.js";
 import { killRunProcesses } from "./leftovers.js";
 import { acquireLock } from "./lock.js";
 import { isResumable, previousRun, reconcile } from "./resume.js";
-import type { CostTotals, RunContext } from "./run-context.js";
 import { createRunContext } from "./run-setup.js";
 import { executeStory, type StoryOutcome } from "./story-executor.js";
 

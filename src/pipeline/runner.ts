@@ -1,6 +1,7 @@
-import type { EventBus } from "./event-bus.js";
-import type { Stage, StageResult } from "./stage.js";
-import type { StoryContext } from "./story-context.js";
+import type { EventBus } from "../bus/event-bus.js";
+import type { StageResult } from "../model/stage.js";
+import type { StoryContext } from "../stages/context.js";
+import type { Stage } from "../stages/stage.js";
 
 export interface RunnerOptions {
   bus: EventBus;

@@ -1,6 +1,6 @@
 import type { InteractionAction } from "../config/schema.js";
-import type { RunContext } from "./run-context.js";
-import type { Stage } from "./stage.js";
+import type { RunContext } from "../stages/context.js";
+import type { Stage } from "../stages/stage.js";
 
 /**
  * Where the story executor reads interaction answers (docs/interaction.md). Triggers are subscribers:

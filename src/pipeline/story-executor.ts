@@ -1,12 +1,11 @@
+import type { StoryStatus } from "../model/story.js";
 import { pluginsOf } from "../plugins/registry.js";
 import type { Story } from "../prd/story.js";
 import { summarize } from "../prd/story.js";
+import type { RunContext, StoryContext } from "../stages/context.js";
 import { STORY_STAGES } from "../stages/index.js";
 import { type RoutingDecision, routeStory, routeWithPlugins } from "../stages/routing.js";
-import type { StoryStatus } from "./events.js";
-import type { RunContext } from "./run-context.js";
 import { runStages } from "./runner.js";
-import type { StoryContext } from "./story-context.js";
 import { dropDecisions, settle, takeDecision, withInteraction } from "./story-decisions.js";
 import { climb, startTier, TierLadder } from "./tier-ladder.js";
 

@@ -1,6 +1,5 @@
 import type { Config } from "../config/schema.js";
-import type { RunContext } from "./run-context.js";
-import type { StoryContext } from "./story-context.js";
+import type { RunContext, StoryContext } from "../stages/context.js";
 
 /** Passes a tier gets before the story goes one tier up: `routing.tierAttempts[tier]`, else `attemptsPerTier`. */
 export function attemptsAt(config: Config, tier: string): number {

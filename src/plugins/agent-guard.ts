@@ -1,6 +1,6 @@
 import type { AgentAdapter, AgentResult } from "../agents/adapter.js";
 import type { AdapterFactory } from "../agents/registry.js";
-import type { CostBasis } from "../pipeline/events.js";
+import type { CostBasis } from "../model/agent.js";
 import { errorText, settleWithin } from "./bounded.js";
 import { PluginError, pluginInputError } from "./errors.js";
 import type { PluginAgentEntry, PluginOrigin } from "./types.js";

@@ -1,5 +1,5 @@
 import { type BigIntStats, readFileSync, statSync } from "node:fs";
-import type { StoryStatus } from "../pipeline/events.js";
+import type { StoryStatus } from "../model/story.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 
 export interface StoryPatch {

@@ -1,4 +1,4 @@
-import type { StoryStatus } from "../pipeline/events.js";
+import type { StoryStatus } from "../model/story.js";
 import { type LastWrite, type StoryPatch, saveStoryPatch } from "./save.js";
 import { type Prd, type Story, statusOf } from "./story.js";
 

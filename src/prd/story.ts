@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { StoryStatus, StorySummary } from "../pipeline/events.js";
+import type { StoryStatus, StorySummary } from "../model/story.js";
 
 /** Story ids become file names and branch parts; only this shape is accepted. */
 export const STORY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;

@@ -1,4 +1,4 @@
-import type { LedgerEntry } from "../pipeline/events.js";
+import type { LedgerEntry } from "../model/ledger.js";
 
 /** `12.3s`: how progress lines have always shown a duration. */
 export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;

@@ -1,4 +1,4 @@
-import type { Verdict } from "../pipeline/events.js";
+import type { Verdict } from "../model/ledger.js";
 import { markdownCell as cell, duration, oneLine, truncate, usd, verdictSummary } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
 import { RunModel, type StoryRecord, type VerdictRecord } from "./run-model.js";

@@ -1,6 +1,8 @@
-import type { LedgerEntry, RunSummary, StoryStatus } from "../pipeline/events.js";
-import type { StageAction, StageName } from "../pipeline/stage.js";
-import { GATE_OF_STRATEGY, RUN_SCOPE } from "../subscribers/ledger.js";
+import { GATE_OF_STRATEGY, RUN_SCOPE } from "../ledger/entry.js";
+import type { LedgerEntry } from "../model/ledger.js";
+import type { RunSummary } from "../model/run.js";
+import type { StageAction, StageName } from "../model/stage.js";
+import type { StoryStatus } from "../model/story.js";
 import { oneLine, truncate } from "./format.js";
 import type { EventArgs } from "./types.js";
 

@@ -1,4 +1,4 @@
-import type { EventName, EventOf } from "../pipeline/events.js";
+import type { EventName, EventOf } from "../model/events.js";
 
 type Awaitable<T> = T | Promise<T>;
 

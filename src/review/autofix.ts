@@ -1,10 +1,10 @@
-import type { RunContext } from "../pipeline/run-context.js";
 import { runQualityCommand } from "../verification/quality-command.js";
+import type { Workspace } from "../verification/workspace.js";
 
 const FIXERS = ["lintFix", "formatFix"] as const;
 
 /** Runs the configured mechanical fixers (lintFix, then formatFix); returns which ran. */
-export async function runMechanicalFixes(run: RunContext, storyId: string): Promise<string[]> {
+export async function runMechanicalFixes(run: Workspace, storyId: string): Promise<string[]> {
   const ran: string[] = [];
   for (const fixType of FIXERS) {
     const command = run.config.quality.commands[fixType];

@@ -1,7 +1,7 @@
-import type { ReviewCheck, ReviewResult } from "../pipeline/events.js";
-import type { RunContext } from "../pipeline/run-context.js";
+import type { ReviewCheck, ReviewResult } from "../model/review.js";
 import type { PluginReviewer } from "../plugins/types.js";
 import { runQualityCommand } from "../verification/quality-command.js";
+import type { Workspace } from "../verification/workspace.js";
 import { checkName, runPluginReviewers } from "./plugin-reviewers.js";
 
 const BUILT_IN_CHECKS = ["typecheck", "lint"] as const;
@@ -19,7 +19,7 @@ export interface ReviewPlugins {
  * `review:start` / `review:result`.
  */
 export async function runReview(
-  run: RunContext,
+  run: Workspace,
   storyId: string,
   attempt: number,
   plugins: ReviewPlugins = {},

@@ -1,4 +1,4 @@
-import type { ReviewCheck } from "../pipeline/events.js";
+import type { ReviewCheck } from "../model/review.js";
 import { errorText, settleWithin } from "../plugins/bounded.js";
 import type { PluginReviewer, ReviewOutcome } from "../plugins/types.js";
 import { describeValue } from "../plugins/validate.js";

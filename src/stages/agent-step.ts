@@ -1,8 +1,8 @@
 import { buildPrompt, type PromptInput } from "../agents/prompt.js";
-import { runAgentSession } from "../agents/session.js";
-import type { AgentRole } from "../pipeline/events.js";
-import type { StageResult } from "../pipeline/stage.js";
-import type { StoryContext } from "../pipeline/story-context.js";
+import type { AgentRole } from "../model/agent.js";
+import type { StageResult } from "../model/stage.js";
+import { runAgentSession } from "./agent-session.js";
+import type { StoryContext } from "./context.js";
 
 /**
  * One agent session for a stage: the prompt for the role (with the story's dependencies and the size

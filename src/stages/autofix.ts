@@ -1,6 +1,6 @@
-import type { Stage } from "../pipeline/stage.js";
 import { runMechanicalFixes } from "../review/autofix.js";
 import { agentStep, noRetryLeft } from "./agent-step.js";
+import type { Stage } from "./stage.js";
 
 /**
  * Only after a failed review. Each attempt first runs lintFix and formatFix; when they changed nothing,

@@ -1,9 +1,9 @@
-import type { Stage } from "../pipeline/stage.js";
-import { latestVerdicts, unmetGates } from "../subscribers/ledger-reader.js";
+import { gateStates, unmetGates } from "../ledger/gate-rule.js";
 import { changedNothing } from "./agent-step.js";
+import type { Stage } from "./stage.js";
 
 /**
- * The last guard: the story passes only if the ledger holds a pass (or not-applicable) for every
+ * The last guard: the story passes only if this run's verdicts hold a pass (or not-applicable) for every
  * mandatory gate on the exact tree being committed. Then prd.json says passed and the work is committed.
  */
 export const completionStage: Stage = {
@@ -14,8 +14,9 @@ export const completionStage: Stage = {
     if (await changedNothing(ctx))
       return { action: "fail", reason: "the story changed nothing; an empty change is not a story done" };
     const judged = await run.git.judge();
-    const latest = latestVerdicts(run.ledger.refresh(), judged.tree, story.id);
-    const unmet = unmetGates(latest, run.mandatoryGates);
+    const unmet = unmetGates(
+      gateStates(run.verdicts.entries, judged.tree, run.mandatoryGates, { storyId: story.id }),
+    );
     if (unmet.length > 0)
       return { action: "fail", reason: `not every mandatory gate passed on this tree: ${unmet.join("; ")}` };
     const subject = `gantry(${story.id}): ${story.title.replace(/\s+/g, " ").trim()}`;

@@ -1,5 +1,6 @@
-import { CONTINUE, type Stage } from "../pipeline/stage.js";
+import { CONTINUE } from "../model/stage.js";
 import { agentStep, changedNothing } from "./agent-step.js";
+import type { Stage } from "./stage.js";
 
 /** One agent session with the story prompt; an agent error or timeout escalates. */
 export const executionStage: Stage = {

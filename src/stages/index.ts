@@ -1,4 +1,3 @@
-import type { Stage } from "../pipeline/stage.js";
 import { autofixStage } from "./autofix.js";
 import { completionStage } from "./completion.js";
 import { executionStage } from "./execution.js";
@@ -6,6 +5,7 @@ import { rectifyStage } from "./rectify.js";
 import { regressionStage } from "./regression.js";
 import { reviewStage } from "./review.js";
 import { routingStage } from "./routing.js";
+import type { Stage } from "./stage.js";
 import { verifyStage } from "./verify.js";
 
 /** The ordered story pipeline (design section 4). */

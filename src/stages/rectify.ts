@@ -1,5 +1,5 @@
-import type { Stage } from "../pipeline/stage.js";
 import { agentStep, noRetryLeft } from "./agent-step.js";
+import type { Stage } from "./stage.js";
 
 /**
  * Only after a failed verify (or regression): an agent session given the structured failures, then

@@ -1,5 +1,6 @@
-import { CONTINUE, type Stage } from "../pipeline/stage.js";
+import { CONTINUE } from "../model/stage.js";
 import { runVerification } from "../verification/orchestrator.js";
+import type { Stage } from "./stage.js";
 import { badness } from "./verify.js";
 
 /** The full suite after each story when `regression.mode` is inline; failures go back through rectify. */

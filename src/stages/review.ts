@@ -1,7 +1,8 @@
 import { changedFiles } from "../git/changed-files.js";
-import { CONTINUE, type Stage } from "../pipeline/stage.js";
+import { CONTINUE } from "../model/stage.js";
 import { pluginsOf } from "../plugins/registry.js";
 import { runReview } from "../review/orchestrator.js";
+import type { Stage } from "./stage.js";
 
 /** Typecheck, lint, then the plugin reviewers. A failure is left for autofix; review itself continues. */
 export const reviewStage: Stage = {

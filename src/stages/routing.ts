@@ -1,11 +1,12 @@
 import type { Config } from "../config/schema.js";
-import { CONTINUE, type Stage } from "../pipeline/stage.js";
+import { CONTINUE } from "../model/stage.js";
 import { errorText, settleWithin } from "../plugins/bounded.js";
 import { PluginError } from "../plugins/errors.js";
 import { pluginsOf } from "../plugins/registry.js";
 import type { PluginRouter, RouteAnswer } from "../plugins/types.js";
 import { describeValue } from "../plugins/validate.js";
 import { COMPLEXITIES, type Complexity, type Story } from "../prd/story.js";
+import type { Stage } from "./stage.js";
 
 /** Marks a `story.routing` written by gantry's own heuristics, so a later run decides afresh. */
 const GANTRY = "gantry";

@@ -1,8 +1,9 @@
-import type { VerifyResult } from "../pipeline/events.js";
-import { CONTINUE, type Stage } from "../pipeline/stage.js";
+import { CONTINUE } from "../model/stage.js";
+import type { VerifyResult } from "../model/verify.js";
 import { runVerification } from "../verification/orchestrator.js";
 import { scopedTestCommand } from "../verification/scope.js";
 import { runTestStrength, type TestStrengthResult } from "../verification/strategies/test-strength.js";
+import type { Stage } from "./stage.js";
 
 /** Scoped tests through the verification orchestrator. A failure is left for rectify; verify itself continues. */
 export const verifyStage: Stage = {

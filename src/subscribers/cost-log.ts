@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { EventBus } from "../pipeline/event-bus.js";
-import type { CostBasis } from "../pipeline/events.js";
+import type { EventBus } from "../bus/event-bus.js";
+import type { CostBasis } from "../model/agent.js";
 
 export const COST_FILE = "cost.jsonl";
 

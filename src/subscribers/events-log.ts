@@ -1,6 +1,6 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { EventBus } from "../pipeline/event-bus.js";
+import type { EventBus } from "../bus/event-bus.js";
 
 export const EVENTS_FILE = "events.jsonl";
 

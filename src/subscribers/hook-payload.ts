@@ -1,6 +1,7 @@
 import { HOOK_SOURCE_EVENTS, type HookPayload, type HookPayloadOf } from "../config/hook-payload.js";
 import type { HookEvent } from "../config/schema.js";
-import type { EventOf, StorySummary } from "../pipeline/events.js";
+import type { EventOf } from "../model/events.js";
+import type { StorySummary } from "../model/story.js";
 
 type SourceEvent<H extends HookEvent> = EventOf<(typeof HOOK_SOURCE_EVENTS)[H]>;
 /** A payload's own fields, besides hook, event, runId, feature and at. */

@@ -1,7 +1,7 @@
+import type { EventBus } from "../bus/event-bus.js";
 import { HOOK_SOURCE_EVENTS, type HookPayload } from "../config/hook-payload.js";
 import { type Config, HOOK_EVENTS, type HookEvent } from "../config/schema.js";
-import type { EventBus } from "../pipeline/event-bus.js";
-import type { RunControl } from "../pipeline/run-control.js";
+import type { RunControl } from "../model/run-control.js";
 import type { Logger } from "../util/logger.js";
 import { type ExecResult, execCommand } from "../verification/executor.js";
 import { buildHookPayload, hookEnvironment } from "./hook-payload.js";

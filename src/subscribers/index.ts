@@ -1,6 +1,7 @@
+import type { EventBus } from "../bus/event-bus.js";
 import type { Config } from "../config/schema.js";
-import type { EventBus } from "../pipeline/event-bus.js";
-import type { RunControl } from "../pipeline/run-control.js";
+import type { VerdictBook } from "../ledger/book.js";
+import type { RunControl } from "../model/run-control.js";
 import type { Story } from "../prd/story.js";
 import type { NamedReporter } from "../reporters/types.js";
 import type { Logger } from "../util/logger.js";
@@ -23,6 +24,8 @@ export interface SubscriberDeps {
   stories: { get(id: string): Story | undefined };
   warn: (line: string) => void;
   reporters: NamedReporter[];
+  /** Where the ledger keeps this run's verdicts in memory for completion. */
+  verdicts: VerdictBook;
 }
 
 /**
@@ -31,7 +34,7 @@ export interface SubscriberDeps {
  */
 export function wireSubscribers(bus: EventBus, deps: SubscriberDeps): () => void {
   const disposers = [
-    wireLedger(bus, { runDir: deps.runDir, feature: deps.feature }),
+    wireLedger(bus, { runDir: deps.runDir, feature: deps.feature, verdicts: deps.verdicts }),
     wireEventsLog(bus, { runDir: deps.runDir }),
     wireRunLog(bus, deps.logger),
     wireHooks(bus, deps),

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import type { EventBus } from "../bus/event-bus.js";
 import {
   type Config,
   DEFAULT_TRIGGER_TIMEOUT_SECONDS,
@@ -14,8 +15,7 @@ import { createCliChannel } from "../interaction/channels/cli.js";
 import { createFileChannel } from "../interaction/channels/file.js";
 import { createWebhookChannel } from "../interaction/channels/webhook.js";
 import { type Question, triggerEnabled, wireTriggers } from "../interaction/triggers.js";
-import type { EventBus } from "../pipeline/event-bus.js";
-import type { RunControl } from "../pipeline/run-control.js";
+import type { RunControl } from "../model/run-control.js";
 import type { Story } from "../prd/story.js";
 import type { Logger } from "../util/logger.js";
 

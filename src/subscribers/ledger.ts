@@ -1,38 +1,24 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { EventBus } from "../pipeline/event-bus.js";
-import type { EventOf, LedgerEntry, Verdict, VerifyResult, VerifyStatus } from "../pipeline/events.js";
-
-export const LEDGER_FILE = "ledger.jsonl";
-
-/** The storyId of run-level verdicts (deferred regression, acceptance): never a valid story id. */
-export const RUN_SCOPE = "*";
-
-/** The gate a verify strategy's verdict is recorded under. */
-export const GATE_OF_STRATEGY: Record<VerifyResult["strategy"], string> = {
-  scoped: "verify",
-  regression: "regression",
-  "deferred-regression": "regression",
-  acceptance: "acceptance",
-};
-
-const VERDICT_OF_STATUS: Record<VerifyStatus, Verdict> = {
-  PASS: "pass",
-  TEST_FAILURE: "fail",
-  BUILD_ERROR: "fail",
-  TIMEOUT: "fail",
-  NO_TESTS: "unverified",
-  UNPARSED: "unverified",
-};
+import type { EventBus } from "../bus/event-bus.js";
+import type { VerdictBook } from "../ledger/book.js";
+import { GATE_OF_STRATEGY, LEDGER_FILE, VERDICT_OF_STATUS } from "../ledger/entry.js";
+import type { EventOf } from "../model/events.js";
+import type { LedgerEntry, Verdict } from "../model/ledger.js";
 
 /**
- * Appends every gate verdict to ledger.jsonl as it is judged, then announces it as `gate:verdict`.
+ * Appends every gate verdict to ledger.jsonl as it is judged, keeps it in the run's VerdictBook (what
+ * completion decides from), then announces it as `gate:verdict`.
  * Lines are written with one synchronous write each, so a crash leaves at worst one torn last line.
  */
-export function wireLedger(bus: EventBus, options: { runDir: string; feature: string }): () => void {
+export function wireLedger(
+  bus: EventBus,
+  options: { runDir: string; feature: string; verdicts: VerdictBook },
+): () => void {
   const fd = openSync(join(options.runDir, LEDGER_FILE), "a");
   const append = (entry: LedgerEntry) => {
     writeSync(fd, `${JSON.stringify(entry)}\n`);
+    options.verdicts.add(entry);
     bus.emit("gate:verdict", entry);
   };
   const entry = (

@@ -1,4 +1,4 @@
-import type { EventBus } from "../pipeline/event-bus.js";
+import type { EventBus } from "../bus/event-bus.js";
 import { progressLine, stamp } from "../reporters/progress-lines.js";
 import type { EventArgs } from "../reporters/types.js";
 

@@ -1,5 +1,5 @@
-import type { EventBus } from "../pipeline/event-bus.js";
-import type { EventName } from "../pipeline/events.js";
+import type { EventBus } from "../bus/event-bus.js";
+import type { EventName } from "../model/events.js";
 import { type EventArgs, type NamedReporter, REPORTER_METHODS, type Reporter } from "../reporters/types.js";
 import type { Logger } from "../util/logger.js";
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import pino from "pino";
-import type { EventBus } from "../pipeline/event-bus.js";
-import type { EventName } from "../pipeline/events.js";
+import type { EventBus } from "../bus/event-bus.js";
+import type { EventName } from "../model/events.js";
 import type { Logger } from "../util/logger.js";
 
 export const RUN_LOG_FILE = "run.log";

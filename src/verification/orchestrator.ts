@@ -1,8 +1,9 @@
-import type { Judged, VerifyResult, VerifyStrategy } from "../pipeline/events.js";
-import type { RunContext } from "../pipeline/run-context.js";
+import type { Judged } from "../model/ledger.js";
+import type { VerifyResult, VerifyStrategy } from "../model/verify.js";
 import { parseTestOutput } from "./parsers/registry.js";
 import { runQualityCommand } from "./quality-command.js";
 import { judgeStatus } from "./status.js";
+import type { Workspace } from "./workspace.js";
 
 export interface VerifyRequest {
   storyId: string;
@@ -20,7 +21,7 @@ const TAIL_CHARS = 16_000;
  * The single place every test run goes through: judges the tree, runs the command, parses, applies the
  * PASS rule, and announces `verify:start` / `verify:result` (the ledger records the latter).
  */
-export async function runVerification(run: RunContext, request: VerifyRequest): Promise<VerifyResult> {
+export async function runVerification(run: Workspace, request: VerifyRequest): Promise<VerifyResult> {
   const { bus } = run;
   bus.emit("verify:start", { storyId: request.storyId, strategy: request.strategy });
   const judged: Judged = await run.git.judge();
@@ -31,7 +32,7 @@ export async function runVerification(run: RunContext, request: VerifyRequest): 
   bus.emit("verify:result", { ...result, judged, attempt: request.attempt });
   return result;
 
-  async function runTests(run: RunContext, request: VerifyRequest, command: string): Promise<VerifyResult> {
+  async function runTests(run: Workspace, request: VerifyRequest, command: string): Promise<VerifyResult> {
     const outcome = await runQualityCommand(run, command);
     const parsed = parseTestOutput(outcome.output);
     const { status, reason } = judgeStatus(parsed, outcome);

@@ -1,12 +1,12 @@
-import type { RunContext } from "../pipeline/run-context.js";
 import { testEnvironment } from "./env.js";
 import { type ExecResult, execCommand } from "./executor.js";
+import type { Workspace } from "./workspace.js";
 
 /**
  * Runs one of the project's quality commands (tests, lint, typecheck, fixers) the way all of them run:
  * in the project root, within `quality.timeoutSeconds`, stopped by Ctrl-C, without secrets in the environment.
  */
-export function runQualityCommand(run: RunContext, command: string, tailBytes?: number): Promise<ExecResult> {
+export function runQualityCommand(run: Workspace, command: string, tailBytes?: number): Promise<ExecResult> {
   return execCommand({
     command,
     cwd: run.root,

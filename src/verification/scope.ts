@@ -1,6 +1,6 @@
 import { changedFiles } from "../git/changed-files.js";
-import type { StoryContext } from "../pipeline/story-context.js";
 import { scopedCommand, selectTests } from "./smart-runner.js";
+import type { StoryWork } from "./workspace.js";
 
 export interface ScopedCommand {
   command: string | undefined;
@@ -11,7 +11,7 @@ export interface ScopedCommand {
  * The test command for a story's verify: with `quality.commands.testScoped`, the tests its change
  * touches since the story's base commit; else, or when no test maps, the full suite — and says which.
  */
-export async function scopedTestCommand(ctx: StoryContext): Promise<ScopedCommand> {
+export async function scopedTestCommand(ctx: StoryWork): Promise<ScopedCommand> {
   const { test, testScoped } = ctx.run.config.quality.commands;
   if (!testScoped) return { command: test };
   const changed = await changedFiles(ctx.run.root, ctx.baseSha);

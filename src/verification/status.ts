@@ -1,4 +1,4 @@
-import type { VerifyStatus } from "../pipeline/events.js";
+import type { VerifyStatus } from "../model/verify.js";
 import type { ParsedTests } from "./parsers/types.js";
 
 export interface RunOutcome {

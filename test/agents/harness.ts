@@ -17,12 +17,11 @@ import { after } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import type { AgentAdapter, AgentRequest } from "../../src/agents/adapter.js";
+import { createEventBus } from "../../src/bus/event-bus.js";
 import { type Config, type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
-import { createEventBus } from "../../src/pipeline/event-bus.js";
-import type { EventName, EventOf } from "../../src/pipeline/events.js";
-import type { RunContext } from "../../src/pipeline/run-context.js";
-import type { StoryContext } from "../../src/pipeline/story-context.js";
+import type { EventName, EventOf } from "../../src/model/events.js";
 import { StorySchema } from "../../src/prd/story.js";
+import type { RunContext, StoryContext } from "../../src/stages/context.js";
 import { createRedactor } from "../../src/util/redact.js";
 
 const FAKE = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-cli.mjs");

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { buildPrompt, filesNamed, type PromptInput } from "../../src/agents/prompt.js";
-import type { ReviewCheck, TestFailure } from "../../src/pipeline/events.js";
+import type { ReviewCheck } from "../../src/model/review.js";
+import type { TestFailure } from "../../src/model/verify.js";
 import { type Story, StorySchema } from "../../src/prd/story.js";
 
 const story = (fields: Record<string, unknown> = {}): Story =>

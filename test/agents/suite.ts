@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { it } from "node:test";
 import type { AgentAdapter } from "../../src/agents/adapter.js";
-import { runAgentSession } from "../../src/agents/session.js";
 import type { Config, ConfigInput } from "../../src/config/schema.js";
-import type { EventOf } from "../../src/pipeline/events.js";
+import type { EventOf } from "../../src/model/events.js";
+import { runAgentSession } from "../../src/stages/agent-session.js";
 import {
   assertNoneLeft,
   bigPrompt,

@@ -7,9 +7,9 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { formatDetail } from "../../src/cli/ledger-table.js";
 import { openRepo } from "../../src/git/repo.js";
-import type { LedgerEntry, Verdict } from "../../src/pipeline/events.js";
-import { describeGate, gateStates } from "../../src/subscribers/ledger-check.js";
-import { LedgerReader } from "../../src/subscribers/ledger-reader.js";
+import { describeGate, gateStates } from "../../src/ledger/gate-rule.js";
+import { LedgerReader } from "../../src/ledger/reader.js";
+import type { LedgerEntry, Verdict } from "../../src/model/ledger.js";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DIST_CLI = join(REPO, "dist", "cli.js");

@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
+import { createEventBus } from "../../src/bus/event-bus.js";
 import { ConfigSchema } from "../../src/config/schema.js";
 import { createBroker } from "../../src/interaction/broker.js";
 import {
@@ -11,7 +12,6 @@ import {
   sign,
   verify,
 } from "../../src/interaction/channels/webhook.js";
-import { createEventBus } from "../../src/pipeline/event-bus.js";
 import { wireInteraction } from "../../src/subscribers/interaction.js";
 import { silentLogger } from "../../src/util/logger.js";
 import { never, request } from "./helpers.js";

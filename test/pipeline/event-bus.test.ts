@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createEventBus, type SubscriberFault } from "../../src/pipeline/event-bus.js";
+import { createEventBus, type SubscriberFault } from "../../src/bus/event-bus.js";
 
 const story = { id: "US-1", title: "t", status: "pending" as const, attempts: 0 };
 

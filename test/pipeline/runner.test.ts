@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createEventBus } from "../../src/pipeline/event-bus.js";
-import type { EventName } from "../../src/pipeline/events.js";
+import { createEventBus } from "../../src/bus/event-bus.js";
+import type { EventName } from "../../src/model/events.js";
+import type { StageName, StageResult } from "../../src/model/stage.js";
 import { runStages } from "../../src/pipeline/runner.js";
-import type { Stage, StageName, StageResult } from "../../src/pipeline/stage.js";
-import type { StoryContext } from "../../src/pipeline/story-context.js";
+import type { StoryContext } from "../../src/stages/context.js";
+import type { Stage } from "../../src/stages/stage.js";
 
 const ctx = { story: { id: "US-1" } } as unknown as StoryContext;
 

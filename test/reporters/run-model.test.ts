@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { EventPayloads } from "../../src/pipeline/events.js";
+import type { EventPayloads } from "../../src/model/events.js";
 import { RunModel } from "../../src/reporters/run-model.js";
 import type { EventArgs } from "../../src/reporters/types.js";
 import { emitSampleRun, freshDir, sampleBus } from "./sample-run.js";

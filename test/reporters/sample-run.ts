@@ -1,9 +1,12 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createEventBus, type EventBus, type SubscriberFault } from "../../src/pipeline/event-bus.js";
-import type { EventPayloads, StorySummary, VerifyResult } from "../../src/pipeline/events.js";
-import type { StageName, StageResult } from "../../src/pipeline/stage.js";
+import { createEventBus, type EventBus, type SubscriberFault } from "../../src/bus/event-bus.js";
+import { VerdictBook } from "../../src/ledger/book.js";
+import type { EventPayloads } from "../../src/model/events.js";
+import type { StageName, StageResult } from "../../src/model/stage.js";
+import type { StorySummary } from "../../src/model/story.js";
+import type { VerifyResult } from "../../src/model/verify.js";
 import type { Reporter, ReporterContext, ReporterStream } from "../../src/reporters/types.js";
 import { wireLedger } from "../../src/subscribers/ledger.js";
 import { wireReporters } from "../../src/subscribers/reporters.js";
@@ -60,7 +63,7 @@ export function sampleBus(runDir: string): { bus: EventBus; faults: SubscriberFa
     onFault: (f) => faults.push(f),
     flushTimeoutMs: 2000,
   });
-  const dispose = wireLedger(bus, { runDir, feature: FEATURE });
+  const dispose = wireLedger(bus, { runDir, feature: FEATURE, verdicts: new VerdictBook() });
   return { bus, faults, dispose };
 }
 

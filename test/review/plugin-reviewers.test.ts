@@ -4,14 +4,13 @@ import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { createEventBus } from "../../src/bus/event-bus.js";
 import { ConfigSchema } from "../../src/config/schema.js";
 import { openRepo } from "../../src/git/repo.js";
-import { createEventBus } from "../../src/pipeline/event-bus.js";
-import type { EventName, EventOf } from "../../src/pipeline/events.js";
-import type { RunContext } from "../../src/pipeline/run-context.js";
-import type { StoryContext } from "../../src/pipeline/story-context.js";
+import type { EventName, EventOf } from "../../src/model/events.js";
 import type { PluginReviewer, PluginSet, ReviewInput } from "../../src/plugins/types.js";
 import { runReview } from "../../src/review/orchestrator.js";
+import type { RunContext, StoryContext } from "../../src/stages/context.js";
 import { reviewStage } from "../../src/stages/review.js";
 import { silentLogger } from "../../src/util/logger.js";
 

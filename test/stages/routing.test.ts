@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { ConfigSchema } from "../../src/config/schema.js";
-import type { RunContext } from "../../src/pipeline/run-context.js";
-import type { StoryContext } from "../../src/pipeline/story-context.js";
 import { PluginError } from "../../src/plugins/errors.js";
 import type { PluginRouter, PluginSet } from "../../src/plugins/types.js";
 import { type Story, StorySchema } from "../../src/prd/story.js";
+import type { RunContext, StoryContext } from "../../src/stages/context.js";
 import { routeStory, routeWithPlugins, routingStage } from "../../src/stages/routing.js";
 
 const config = ConfigSchema.parse({});

@@ -3,8 +3,8 @@ import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { createEventBus } from "../../src/pipeline/event-bus.js";
-import type { CostBasis } from "../../src/pipeline/events.js";
+import { createEventBus } from "../../src/bus/event-bus.js";
+import type { CostBasis } from "../../src/model/agent.js";
 import { COST_FILE, summarizeCostLog, totalCostBasis, wireCostLog } from "../../src/subscribers/cost-log.js";
 
 const work = mkdtempSync(join(tmpdir(), "gantry-cost-"));

@@ -14,11 +14,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import Ajv2020 from "ajv/dist/2020.js";
+import { createEventBus, type EventBus } from "../../src/bus/event-bus.js";
 import { InputError } from "../../src/config/input-error.js";
 import { loadConfig, parseConfig } from "../../src/config/loader.js";
 import { type Config, type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
-import { createEventBus, type EventBus } from "../../src/pipeline/event-bus.js";
-import type { RunControl } from "../../src/pipeline/run-control.js";
+import type { RunControl } from "../../src/model/run-control.js";
 import { wireHooks } from "../../src/subscribers/hooks.js";
 import type { Logger } from "../../src/util/logger.js";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { EventName } from "../../src/pipeline/events.js";
+import type { EventName } from "../../src/model/events.js";
 import type { NamedReporter, Reporter } from "../../src/reporters/types.js";
 import { wireReporters } from "../../src/subscribers/reporters.js";
 import type { Logger } from "../../src/util/logger.js";

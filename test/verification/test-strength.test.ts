@@ -13,13 +13,14 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
+import { createEventBus } from "../../src/bus/event-bus.js";
 import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
 import { openRepo } from "../../src/git/repo.js";
-import { createEventBus } from "../../src/pipeline/event-bus.js";
-import type { EventOf, LedgerEntry } from "../../src/pipeline/events.js";
-import type { RunContext } from "../../src/pipeline/run-context.js";
-import type { StoryContext } from "../../src/pipeline/story-context.js";
+import { VerdictBook } from "../../src/ledger/book.js";
+import type { EventOf } from "../../src/model/events.js";
+import type { LedgerEntry } from "../../src/model/ledger.js";
 import type { Story } from "../../src/prd/story.js";
+import type { RunContext, StoryContext } from "../../src/stages/context.js";
 import { verifyStage } from "../../src/stages/verify.js";
 import { wireLedger } from "../../src/subscribers/ledger.js";
 import { runTestStrength } from "../../src/verification/strategies/test-strength.js";
@@ -91,7 +92,7 @@ async function harness(root: string, base: string, config: ConfigInput = {}): Pr
   bus.on("test-strength:result", "test", (event) => {
     events.push(event);
   });
-  wireLedger(bus, { runDir, feature: "math" });
+  wireLedger(bus, { runDir, feature: "math", verdicts: new VerdictBook() });
   const abort = new AbortController();
   const run = {
     runId,

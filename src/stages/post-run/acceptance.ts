@@ -1,6 +1,6 @@
-import type { RunContext } from "../../pipeline/run-context.js";
-import { RUN_SCOPE } from "../../subscribers/ledger.js";
+import { RUN_SCOPE } from "../../ledger/entry.js";
 import { runVerification } from "../../verification/orchestrator.js";
+import type { RunContext } from "../context.js";
 import type { PostRunResult } from "./deferred-regression.js";
 
 /** The acceptance command, once after every story, when `quality.commands.acceptance` is configured. */

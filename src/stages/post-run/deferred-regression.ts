@@ -1,8 +1,8 @@
 import { isAbsolute, relative } from "node:path";
-import type { RunContext } from "../../pipeline/run-context.js";
-import { RUN_SCOPE } from "../../subscribers/ledger.js";
+import { RUN_SCOPE } from "../../ledger/entry.js";
 import { runVerification } from "../../verification/orchestrator.js";
 import { selectTests } from "../../verification/smart-runner.js";
+import type { RunContext } from "../context.js";
 
 export interface PostRunResult {
   name: string;

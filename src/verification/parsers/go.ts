@@ -4,7 +4,7 @@
  * (leaves only). Without -v, passing packages print only `ok  pkg 0.01s`: no counts, so UNPARSED
  * rather than a guess. `[build failed]` / `[setup failed]` is a BUILD_ERROR.
  */
-import type { TestFailure } from "../../pipeline/events.js";
+import type { TestFailure } from "../../model/verify.js";
 import type { ParsedTests, TestOutputParser } from "./types.js";
 import { FailureList, failure, finish, sample, splitLines, unparsed } from "./util.js";
 

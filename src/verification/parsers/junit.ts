@@ -1,4 +1,4 @@
-import type { TestFailure } from "../../pipeline/events.js";
+import type { TestFailure } from "../../model/verify.js";
 import { type JUnitFailure, type JUnitScan, scanJUnit } from "./junit-xml.js";
 import type { ParsedTests, TestOutputParser } from "./types.js";
 import { FailureList, failure, finish, headline, LOAD_ERROR, sample, unparsed } from "./util.js";

@@ -4,7 +4,7 @@
  * Counts come from the runner's own summary; a test file that failed outside any test (node reports
  * it as a test named after the file) together with a load error in the output is a BUILD_ERROR.
  */
-import type { TestFailure } from "../../pipeline/events.js";
+import type { TestFailure } from "../../model/verify.js";
 import { failureMessage, looksLikePath } from "./junit.js";
 import { type JUnitFailure, scanJUnit } from "./junit-xml.js";
 import { scanTap } from "./tap.js";

@@ -4,7 +4,7 @@
  * subtests whose parent line already summarises them. With `nested`, failing subtests are listed too
  * (node's reporter puts the real failures there and marks the parents as suites).
  */
-import type { TestFailure } from "../../pipeline/events.js";
+import type { TestFailure } from "../../model/verify.js";
 import type { ParsedTests, TestOutputParser } from "./types.js";
 import { FailureList, failure, finish, indentOf, sample, splitLines, unparsed } from "./util.js";
 

@@ -1,4 +1,4 @@
-import type { TestFailure } from "../../pipeline/events.js";
+import type { TestFailure } from "../../model/verify.js";
 
 /** What a parser can say about a test log on its own, before the exit code is considered. */
 export type ParsedStatus = "PASS" | "TEST_FAILURE" | "NO_TESTS" | "UNPARSED" | "BUILD_ERROR";

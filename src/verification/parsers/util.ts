@@ -1,4 +1,4 @@
-import type { TestFailure } from "../../pipeline/events.js";
+import type { TestFailure } from "../../model/verify.js";
 import type { ParsedTests } from "./types.js";
 
 /** Longest failure message kept; test logs can hold megabytes of diff for one assertion. */

@@ -2,8 +2,9 @@ import { copyFileSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { changedFiles } from "../../git/changed-files.js";
 import { UNBORN } from "../../git/repo.js";
-import type { EventPayloads, Judged, Verdict, VerifyStatus } from "../../pipeline/events.js";
-import type { StoryContext } from "../../pipeline/story-context.js";
+import type { EventPayloads } from "../../model/events.js";
+import type { Judged, Verdict } from "../../model/ledger.js";
+import type { VerifyStatus } from "../../model/verify.js";
 import { testEnvironment } from "../env.js";
 import { execCommand } from "../executor.js";
 import { parseTestOutput } from "../parsers/registry.js";
@@ -11,6 +12,7 @@ import { SKIPPED_DIRS } from "../project-files.js";
 import { scopedCommand } from "../smart-runner.js";
 import { judgeStatus } from "../status.js";
 import { isTestFile } from "../test-conventions.js";
+import type { StoryWork } from "../workspace.js";
 import { addScratchWorktree, type ScratchWorktree } from "./scratch-worktree.js";
 
 export type TestStrengthFile = EventPayloads["test-strength:result"]["files"][number];
@@ -44,7 +46,7 @@ const TEST_SIDE_DIRS = new Set([
  * or whose run says nothing countable, is `unverified`. Emits `test-strength:result` for the ledger,
  * bound to the tree the story has now. The user's index, HEAD and working tree are not touched.
  */
-export async function runTestStrength(ctx: StoryContext): Promise<TestStrengthResult> {
+export async function runTestStrength(ctx: StoryWork): Promise<TestStrengthResult> {
   const { run } = ctx;
   const judged: Judged = await run.git.judge();
   const result = await judgeStrength(ctx);
@@ -59,7 +61,7 @@ export async function runTestStrength(ctx: StoryContext): Promise<TestStrengthRe
   return result;
 }
 
-async function judgeStrength(ctx: StoryContext): Promise<TestStrengthResult> {
+async function judgeStrength(ctx: StoryWork): Promise<TestStrengthResult> {
   const { run } = ctx;
   const template = run.config.quality.commands.testScoped;
   if (!template) {

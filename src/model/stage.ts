@@ -1,5 +1,3 @@
-import type { StoryContext } from "./story-context.js";
-
 export const STAGE_NAMES = [
   "routing",
   "execution",
@@ -21,11 +19,5 @@ export type StageResult =
   | { action: "retry"; fromStage: StageName; reason: string };
 
 export type StageAction = StageResult["action"];
-
-export interface Stage {
-  name: StageName;
-  enabled(ctx: StoryContext): boolean;
-  execute(ctx: StoryContext): Promise<StageResult>;
-}
 
 export const CONTINUE: StageResult = Object.freeze({ action: "continue" });

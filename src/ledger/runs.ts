@@ -1,8 +1,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { LedgerEntry } from "../pipeline/events.js";
-import { LEDGER_FILE } from "./ledger.js";
-import { LedgerReader } from "./ledger-reader.js";
+import type { LedgerEntry } from "../model/ledger.js";
+import { LEDGER_FILE } from "./entry.js";
+import { LedgerReader } from "./reader.js";
 
 export const RUNS_DIR = ".gantry/runs";
 

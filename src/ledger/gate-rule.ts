@@ -1,28 +1,35 @@
-import type { LedgerEntry } from "../pipeline/events.js";
-import { RUN_SCOPE } from "./ledger.js";
-import { PASSING } from "./ledger-reader.js";
+import type { LedgerEntry, Verdict } from "../model/ledger.js";
+import { RUN_SCOPE } from "./entry.js";
 
-/** A story id that stands for the whole run (deferred regression, acceptance). */
+/** The verdicts that let a mandatory gate count as passed. */
+export const PASSING: ReadonlySet<Verdict> = new Set(["pass", "not-applicable"]);
 
 /** Where one mandatory gate stands on one tree. */
 export interface GateState {
   gate: string;
   /** The latest verdict on this tree is pass or not-applicable. */
   ok: boolean;
-  /** The latest verdict for this gate on this tree, from any run and any story. */
+  /** The latest verdict for this gate on this tree. */
   latest?: LedgerEntry;
   /** When there is none: the latest verdict for this gate on some other tree, to say why it does not count. */
   elsewhere?: LedgerEntry;
 }
 
 /**
- * The rule `gantry ledger check` applies: for every mandatory gate, the latest verdict on `tree` (entries
- * in the order they were judged, any story, run-level `*` included) must be pass or not-applicable.
+ * The one rule for "every mandatory gate passed", applied by completion (one story's verdicts, from
+ * memory) and by `gantry ledger check` (every story and run-level verdict, from the ledgers): for each
+ * mandatory gate, the latest verdict on `tree`, in the order judged, must be pass or not-applicable.
  */
-export function gateStates(entries: LedgerEntry[], tree: string, mandatory: string[]): GateState[] {
+export function gateStates(
+  entries: readonly LedgerEntry[],
+  tree: string,
+  mandatory: readonly string[],
+  scope: { storyId?: string } = {},
+): GateState[] {
   const onTree = new Map<string, LedgerEntry>();
   const elsewhere = new Map<string, LedgerEntry>();
   for (const entry of entries) {
+    if (scope.storyId !== undefined && entry.storyId !== scope.storyId) continue;
     if (entry.tree === tree) onTree.set(entry.gate, entry);
     else elsewhere.set(entry.gate, entry);
   }
@@ -32,6 +39,11 @@ export function gateStates(entries: LedgerEntry[], tree: string, mandatory: stri
     const other = elsewhere.get(gate);
     return other ? { gate, ok: false, elsewhere: other } : { gate, ok: false };
   });
+}
+
+/** The gates of `states` that are not met, each described: empty when every mandatory gate passed. */
+export function unmetGates(states: readonly GateState[]): string[] {
+  return states.filter((state) => !state.ok).map(describeGate);
 }
 
 /** `review: fail (run R, story US-2)`, `verify: no verdict for this tree (last: pass on tree 1a2b3c4, …)`. */

@@ -1,101 +1,10 @@
+import type { AgentRole, CostBasis } from "./agent.js";
+import type { Judged, LedgerEntry, Verdict } from "./ledger.js";
+import type { ReviewResult } from "./review.js";
+import type { RunSummary, StoryMetrics } from "./run.js";
 import type { StageName, StageResult } from "./stage.js";
-
-export type StoryStatus = "pending" | "in-progress" | "passed" | "failed" | "skipped" | "blocked" | "paused";
-
-/** How a story travels on the bus: never the whole PRD. */
-export interface StorySummary {
-  id: string;
-  title: string;
-  status: StoryStatus;
-  attempts: number;
-}
-
-export type VerifyStrategy = "scoped" | "regression" | "deferred-regression" | "acceptance";
-export type VerifyStatus = "PASS" | "TEST_FAILURE" | "NO_TESTS" | "UNPARSED" | "TIMEOUT" | "BUILD_ERROR";
-
-export interface TestFailure {
-  file?: string;
-  name: string;
-  message: string;
-}
-
-export interface VerifyResult {
-  storyId: string;
-  strategy: VerifyStrategy;
-  status: VerifyStatus;
-  success: boolean;
-  runner: string;
-  passCount: number;
-  failCount: number;
-  skipCount: number;
-  totalCount: number;
-  failures: TestFailure[];
-  command: string;
-  exitCode: number | null;
-  durationMs: number;
-  rawOutputTail: string;
-  /** Why the status is what it is, when the counts alone do not say (UNPARSED, NO_TESTS, full-suite fallback). */
-  reason?: string;
-}
-
-/** The exact content a verdict judged: HEAD and the git tree hash of the working tree. */
-export interface Judged {
-  sha: string;
-  tree: string;
-}
-
-export interface ReviewCheck {
-  name: string;
-  success: boolean;
-  exitCode: number | null;
-  output: string;
-  findings: string[];
-}
-
-export interface ReviewResult {
-  storyId: string;
-  success: boolean;
-  checks: ReviewCheck[];
-}
-
-export type Verdict = "pass" | "fail" | "not-applicable" | "unverified";
-
-export interface LedgerEntry {
-  v: 1;
-  runId: string;
-  feature: string;
-  storyId: string;
-  gate: string;
-  verdict: Verdict;
-  sha: string;
-  tree: string;
-  at: string;
-  attempt: number;
-  detail: Record<string, unknown>;
-}
-
-export type CostBasis = "exact" | "estimated" | "unknown";
-export type AgentRole = "implement" | "rectify" | "autofix";
-
-export interface RunSummary {
-  passed: number;
-  failed: number;
-  skipped: number;
-  blocked: number;
-  paused: number;
-  durationMs: number;
-  costUsd: number;
-  /** How the total is known: every session exact, some, estimated from prices, or not at all. */
-  costBasis: "exact" | "partial" | "estimated" | "unknown";
-}
-
-export interface StoryMetrics {
-  durationMs: number;
-  costUsd: number;
-  attempts: number;
-  tier: string;
-  agentCalls: number;
-}
+import type { StorySummary } from "./story.js";
+import type { TestFailure, VerifyResult, VerifyStatus, VerifyStrategy } from "./verify.js";
 
 interface AgentCall {
   storyId: string;

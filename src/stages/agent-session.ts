@@ -1,10 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { AgentRole } from "../pipeline/events.js";
-import type { RunContext } from "../pipeline/run-context.js";
-import type { StoryContext } from "../pipeline/story-context.js";
-import type { AgentRequest, AgentResult } from "./adapter.js";
+import type { AgentRequest, AgentResult } from "../agents/adapter.js";
+import type { AgentRole } from "../model/agent.js";
+import type { RunContext, StoryContext } from "./context.js";
 
 export type SessionOutcome =
   | { kind: "done"; result: AgentResult }

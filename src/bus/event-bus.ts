@@ -1,5 +1,5 @@
 import mittImport, { type Emitter } from "mitt";
-import type { EventName, EventOf, EventPayloads } from "./events.js";
+import type { EventName, EventOf, EventPayloads } from "../model/events.js";
 
 // mitt's CommonJS-style default export does not type-check under NodeNext; re-type it once here.
 const mitt = mittImport as unknown as <T extends Record<string, unknown>>() => Emitter<T>;

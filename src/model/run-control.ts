@@ -1,4 +1,4 @@
-import type { InteractionAction } from "../config/schema.js";
+import type { InteractionAction } from "./interaction.js";
 
 /**
  * The one way subscribers act back on a run, handed to them when they are wired: a hook's veto, an

@@ -1,0 +1,85 @@
+import type { AgentAdapter } from "../agents/adapter.js";
+import type { EventBus } from "../bus/event-bus.js";
+import type { Config } from "../config/schema.js";
+import type { GitRepo } from "../git/repo.js";
+import type { VerdictBook } from "../ledger/book.js";
+import type { CostBasis } from "../model/agent.js";
+import type { InteractionAction } from "../model/interaction.js";
+import type { ReviewResult } from "../model/review.js";
+import type { RunControl } from "../model/run-control.js";
+import type { VerifyResult } from "../model/verify.js";
+import type { PluginSet } from "../plugins/types.js";
+import type { Story } from "../prd/story.js";
+import type { StoryStore } from "../prd/story-store.js";
+import type { RunState } from "../runs/run-state.js";
+import type { Logger } from "../util/logger.js";
+import type { Redactor } from "../util/redact.js";
+
+export interface CostTotals {
+  usd: number;
+  sessions: number;
+  /** Sessions by how their cost is known. */
+  byBasis: Record<CostBasis, number>;
+}
+
+/** What subscribers asked of the run through RunControl, read by the run at its boundaries. */
+export interface RunRequests {
+  vetoes: Map<string, string>;
+  pauseReason?: string;
+  /** Interaction answers not yet acted on; the story executor takes its own at its boundaries. */
+  decisions: Decision[];
+}
+
+export interface Decision {
+  storyId?: string;
+  trigger: string;
+  action: InteractionAction;
+}
+
+/** Everything a run shares with its stages, built once at start-up. */
+export interface RunContext {
+  runId: string;
+  feature: string;
+  root: string;
+  runDir: string;
+  config: Config;
+  mandatoryGates: string[];
+  bus: EventBus;
+  git: GitRepo;
+  agent: AgentAdapter;
+  stories: StoryStore;
+  /** This run's gate verdicts, in memory: what completion decides from. */
+  verdicts: VerdictBook;
+  logger: Logger;
+  control: RunControl;
+  signal: AbortSignal;
+  cost: CostTotals;
+  state: RunState;
+  requests: RunRequests;
+  plugins: PluginSet;
+  /** Secret values (from the environment) taken out of everything gantry records or hands on. */
+  redact: Redactor;
+}
+
+/** One pass of one story through the stages, at one tier. */
+export interface StoryContext {
+  run: RunContext;
+  story: Story;
+  tier: string;
+  /** 1-based pass number across tiers (the story's attempts). */
+  pass: number;
+  /** HEAD when the story started; its changes are measured from here. */
+  baseSha: string;
+  /** The latest failing test result rectify works from (scoped or regression), cleared when verify passes. */
+  verify?: VerifyResult;
+  review?: ReviewResult;
+  /** failCount after each verify in this pass, for rectify's early stop. */
+  failureHistory: number[];
+  /** Retries this pass may still take before MAX_STAGE_RETRIES ends it; kept by the runner. */
+  retriesLeft?: number;
+  rectifyAttempts: number;
+  autofixAttempts: number;
+  /** Across passes. */
+  agentCalls: number;
+  costUsd: number;
+}

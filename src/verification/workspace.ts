@@ -1,0 +1,23 @@
+import type { EventBus } from "../bus/event-bus.js";
+import type { Config } from "../config/schema.js";
+import type { GitRepo } from "../git/repo.js";
+import type { Logger } from "../util/logger.js";
+
+/** What verification and review need of a run: the tree, its config, the bus to report on, Ctrl-C. */
+export interface Workspace {
+  root: string;
+  config: Config;
+  signal: AbortSignal;
+  bus: EventBus;
+  git: GitRepo;
+  logger: Logger;
+}
+
+/** One story's work in a workspace: what it changed is measured from `baseSha`. */
+export interface StoryWork {
+  run: Workspace;
+  story: { id: string };
+  baseSha: string;
+  /** 1-based pass number, recorded with each verdict. */
+  pass: number;
+}
