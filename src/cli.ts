@@ -105,7 +105,7 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
-    process.exitCode = error.exitCode === 0 ? 0 : 2;
+    process.exitCode = error.exitCode === 0 ? 0 : 2; // EXIT.badInput; cli.ts imports commander only
   } else {
     process.exitCode = reportFailure(error);
   }

@@ -4,6 +4,7 @@ import { mandatoryGates } from "../config/schema.js";
 import { openRepo } from "../git/repo.js";
 import { describeGate, gateStates, shortHash } from "../ledger/gate-rule.js";
 import { byTime, listRuns, RUNS_DIR, readRunLedger, readRunLedgers, skippedNotes } from "../ledger/runs.js";
+import { EXIT } from "../model/exit-codes.js";
 import type { Judged } from "../model/ledger.js";
 import { formatLedgerTable } from "./ledger-table.js";
 import { projectRoot } from "./project.js";
@@ -74,7 +75,7 @@ export async function ledgerCheckCommand(options: {
       message: describeGate(state),
     }));
     process.stdout.write(`${JSON.stringify({ ok, tree: judged.tree, sha: judged.sha, mandatory, gates })}\n`);
-    return ok ? 0 : 1;
+    return ok ? EXIT.ok : EXIT.failed;
   }
   const tree = `tree ${shortHash(judged.tree)}`;
   if (mandatory.length === 0) {
@@ -93,7 +94,7 @@ export async function ledgerCheckCommand(options: {
     `gantry ledger check: ${unmet.length} of ${mandatory.length} mandatory gates not passed on ${tree}${none}\n`,
   );
   for (const state of unmet) process.stdout.write(`  ${describeGate(state)}\n`);
-  return 1;
+  return EXIT.failed;
 }
 
 /** The tree the check judges: the whole working tree, `.gantry/` excluded (see docs/ledger.md). */

@@ -1,6 +1,7 @@
 import { InputError } from "../config/input-error.js";
 import { loadConfig } from "../config/loader.js";
 import type { Config } from "../config/schema.js";
+import { EXIT } from "../model/exit-codes.js";
 import { killRunProcesses } from "../pipeline/leftovers.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
@@ -36,7 +37,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     if (interrupts > 1) {
       // Forced: no time for the orderly stop; still take every process of the run down with us.
       if (process.env.GANTRY_RUN_ID) killRunProcesses(process.env.GANTRY_RUN_ID);
-      process.exit(130);
+      process.exit(EXIT.interrupted);
     }
     process.stderr.write(
       `\ngantry: ${signal}: stopping (the story in flight is left paused); press Ctrl-C again to force\n`,

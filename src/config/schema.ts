@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { GATE_NAMES } from "../model/ledger.js";
 import { InteractionSchema } from "./interaction-schema.js";
 
 export {
@@ -173,7 +174,7 @@ export const ConfigSchema = z
     gates: z
       .strictObject({
         mandatory: z
-          .array(z.string().min(1))
+          .array(z.enum(GATE_NAMES))
           .optional()
           .describe("default: verify, review, and regression when inline"),
       })

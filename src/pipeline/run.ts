@@ -1,6 +1,7 @@
 import { InputError } from "../config/input-error.js";
 import type { Config } from "../config/schema.js";
 import { openRepo } from "../git/repo.js";
+import { EXIT } from "../model/exit-codes.js";
 import type { RunSummary } from "../model/run.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
@@ -12,6 +13,7 @@ import {
   type PassedStory,
   type PostRunResult,
 } from "../stages/post-run/deferred-regression.js";
+
 import { totalCostBasis } from "../subscribers/cost-log.js";
 import { wireSubscribers } from "../subscribers/index.js";
 import { killRunProcesses } from "./leftovers.js";
@@ -32,8 +34,6 @@ export interface RunOptions {
   reporters: ResolvedReporter[];
   warn: (line: string) => void;
 }
-
-export const EXIT = { ok: 0, failed: 1, usage: 2, paused: 3, interrupted: 130 } as const;
 
 interface Walk {
   exitCode?: number;
@@ -155,7 +155,8 @@ function finish(run: RunContext, options: RunOptions, walk: Walk, durationMs: nu
     ? EXIT.interrupted
     : walk.pauseReason
       ? EXIT.paused
-      : summary.failed + summary.blocked + walk.postRunFailures.length > 0
+      : // A skipped story (a veto, an interaction answer) is not a story done: only all passed is exit 0.
+        summary.failed + summary.blocked + summary.skipped + walk.postRunFailures.length > 0
         ? EXIT.failed
         : EXIT.ok;
   if (run.state.data.status === "running") {
