@@ -54,6 +54,12 @@ export const ConfigSchema = z
       .strictObject({
         default: z.string().min(1).default("command"),
         timeoutSeconds: seconds(1800),
+        sandbox: z
+          .enum(["auto", "bwrap", "off"])
+          .default("auto")
+          .describe(
+            "auto: bubblewrap when it works here, else the tamper checks alone (one warning a run); bwrap: required; off",
+          ),
         command: z
           .strictObject({
             run: z.string().min(1).describe("run through /bin/sh -c with the prompt on stdin"),
