@@ -100,7 +100,12 @@ export async function ledgerCheckCommand(options: {
 /** The tree the check judges: the whole working tree, `.gantry/` excluded (see docs/ledger.md). */
 async function judgeWorkingTree(root: string): Promise<Judged> {
   try {
-    return await (await openRepo(root)).judge();
+    const repo = await openRepo(root);
+    try {
+      return await repo.judge();
+    } finally {
+      repo.close();
+    }
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/not a git repository/i.test(message)) {

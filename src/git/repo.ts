@@ -1,30 +1,30 @@
-import {
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { simpleGit } from "simple-git";
 import { InputError } from "../config/input-error.js";
 import type { Judged } from "../model/ledger.js";
-import { type GitStep, runGit, runGitSteps } from "./exec.js";
+import { commitJudged } from "./commit.js";
+import { runGit } from "./exec.js";
 import { headFromFiles } from "./head-file.js";
-
-/** gantry's own files never count as the content being judged or the work being committed. */
-const GANTRY_DIR = ".gantry";
+import { createPrivateGit, type PrivateGit } from "./hermetic.js";
+import { GANTRY_DIR, judgeTree, UNBORN } from "./judge.js";
 
 export interface GitRepo {
   readonly root: string;
   head(): Promise<string>;
-  /** HEAD and the tree hash of the working tree (tracked + untracked, not ignored, without .gantry/). */
+  /**
+   * HEAD and the tree hash of the working tree (tracked + untracked, not ignored, without .gantry/), built
+   * hermetically (see hermetic.ts); throws JudgeRefusal for content a commit would not carry.
+   */
   judge(): Promise<Judged>;
-  /** Stages everything but .gantry/runs, plus the given extra paths, and commits. Returns the new sha. */
-  commitAll(message: string): Promise<string>;
+  /**
+   * Commits exactly the judged tree (plus gantry's config and prd.json) with commit-tree and a
+   * compare-and-swap of the branch; throws CommitMismatch when HEAD is not that commit afterwards.
+   */
+  commitJudged(judged: Judged, subject: string, onCommitObject?: (commit: string) => void): Promise<string>;
+  /** Whether a commit holds exactly a judged tree's content (.gantry/ aside). */
+  sameContent(commit: string, tree: string): Promise<boolean>;
+  /** Removes the private git directory the judge works in. */
+  close(): void;
   headSubject(): Promise<string>;
   /** Files a commit changed, relative to the project root. */
   commitFiles(sha: string): Promise<string[]>;
@@ -38,7 +38,7 @@ export interface GitRepo {
   branch(): Promise<string | undefined>;
 }
 
-export const UNBORN = "0000000000000000000000000000000000000000";
+export { UNBORN };
 
 /** A small wrapper over simple-git for the few questions gantry asks, each answered with as few git calls as it can. */
 export async function openRepo(projectRoot: string): Promise<GitRepo> {
@@ -50,8 +50,13 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     // Not a repository, git missing, an unsafe owner: the user's setup, said in one line, exit 2.
     throw new InputError(projectRoot, "", `git cannot work here: ${gitReason(error)}`);
   }
-  const gitDirRaw = (await git.revparse(["--git-dir"])).trim();
+  const [gitDirRaw = ".git", commonRaw = gitDirRaw, top = projectRoot] = (
+    await git.revparse(["--git-dir", "--git-common-dir", "--show-toplevel"])
+  )
+    .trim()
+    .split("\n");
   const gitDir = isAbsolute(gitDirRaw) ? gitDirRaw : join(projectRoot, gitDirRaw);
+  const commonDir = isAbsolute(commonRaw) ? commonRaw : join(projectRoot, commonRaw);
   const outside = [`:(exclude,top)${prefix}${GANTRY_DIR}`];
 
   const head = async () => {
@@ -79,70 +84,43 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       .map((entry) => entry.slice(3));
   };
 
-  // The user's index without .gantry/, kept while the user's index file is the same one (git replaces the
-  // file on every write): the judges between two commits start from it and need no `git rm` of their own.
-  let stripped: { key: string; bytes: Buffer } | undefined;
+  const dirs = { top, gitDir, commonDir };
+  let privateGit: PrivateGit | undefined;
+  const index: { head?: string } = {};
+  // One judge or commit at a time: they share the private index.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = queue.then(work, work);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  const scope = async () => {
+    privateGit ??= await createPrivateGit(dirs);
+    return { cwd: projectRoot, prefix, git: privateGit, index };
+  };
 
   return {
     root: projectRoot,
     head,
-    async judge() {
-      // A private index: the user's index is copied (so unchanged files are not rehashed) and never touched.
-      const dir = mkdtempSync(join(tmpdir(), "gantry-index-"));
-      const index = join(dir, "index");
+    judge: () =>
+      serial(async () => {
+        const sha = await head();
+        return { sha, tree: await judgeTree(await scope(), sha) };
+      }),
+    commitJudged: (judged, subject, onCommitObject) =>
+      serial(async () => commitJudged(await scope(), { judged, subject, onCommitObject })),
+    async sameContent(commit, tree) {
       try {
-        const env = { GIT_INDEX_FILE: index };
-        const userIndex = join(gitDir, "index");
-        const key = fileKey(userIndex);
-        if (key !== undefined && stripped?.key === key) {
-          writeFileSync(index, stripped.bytes);
-        } else {
-          if (key !== undefined) copyFileSync(userIndex, index);
-          // Before `add`, which leaves .gantry/ alone (excluded), so the order does not change the tree.
-          // -f: the copied index may hold a .gantry/ file staged by a commit a crash interrupted, which
-          // differs from both HEAD and the file once resume rewrote prd.json; without it git rm refuses.
-          await runGit(
-            projectRoot,
-            ["rm", "-r", "-q", "-f", "--cached", "--ignore-unmatch", "--", `:(top)${prefix}${GANTRY_DIR}`],
-            env,
-          );
-          // Kept only if the user's index did not change while it was copied.
-          stripped =
-            key !== undefined && fileKey(userIndex) === key && existsSync(index)
-              ? { key, bytes: readFileSync(index) }
-              : undefined;
-        }
-        // One shell for both: a git process spawned from node costs more than one spawned from /bin/sh.
-        const tree = (
-          await runGitSteps(projectRoot, [addAllBut(outside), { args: ["write-tree"] }], env)
-        ).trim();
-        return { sha: await head(), tree };
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
+        await runGit(projectRoot, ["diff-tree", "--quiet", commit, tree, "--", ":(top)", ...outside]);
+        return true;
+      } catch {
+        return false;
       }
     },
-    async commitAll(message) {
-      // Not simple-git, which waits 50 ms more after a command that prints nothing; the three from one shell.
-      await runGitSteps(projectRoot, [
-        // An exclude pathspec naming an ignored path makes `git add` exit 1, so stage all, then unstage ours.
-        { args: ["add", "-A", "--", ":(top)"] },
-        // -f (index only, --cached never touches the files): see judge() for the staged state that needs it.
-        {
-          args: [
-            "rm",
-            "-r",
-            "-q",
-            "-f",
-            "--cached",
-            "--ignore-unmatch",
-            "--",
-            `:(top)${prefix}${GANTRY_DIR}/runs`,
-            `:(top)${prefix}${GANTRY_DIR}/lock`,
-          ],
-        },
-        { args: ["commit", "-q", "--no-verify", "--allow-empty", "-m", message] },
-      ]);
-      return head();
+    close() {
+      privateGit?.dispose();
+      privateGit = undefined;
+      index.head = undefined;
     },
     async headSubject() {
       try {
@@ -191,16 +169,6 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   };
 }
 
-/** Identifies one version of a file: git writes its index to a new file and renames it over the old. */
-function fileKey(path: string): string | undefined {
-  try {
-    const s = statSync(path, { bigint: true });
-    return `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The line of a git failure that says what is wrong, without "fatal: " and the advice around it. */
 function gitReason(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
@@ -209,15 +177,4 @@ function gitReason(error: unknown): string {
   const lines = message.split("\n").map((l) => l.trim());
   const fatal = lines.find((l) => /^(fatal|error):/.test(l)) ?? lines.find((l) => l !== "") ?? message;
   return fatal.replace(/^(fatal|error):\s*/, "");
-}
-
-/**
- * `git add -A` of everything except the excluded paths, so gantry's run files are never hashed. When an
- * excluded path is itself ignored, git stages the rest and still exits 1 ("paths are ignored"): that is fine.
- */
-function addAllBut(excludes: string[]): GitStep {
-  return {
-    args: ["add", "-A", "--", ":(top)", ...excludes],
-    tolerate: "are ignored by one of your .gitignore files",
-  };
 }

@@ -17,7 +17,8 @@ export function previousRun(root: string, feature: string): RunStateData | undef
 
 /**
  * Settles what a killed run left half-done. A story marked passed just before its commit whose commit
- * never landed goes back to pending (its work is still in the working tree); a commit that landed stands.
+ * never landed goes back to pending (its work is still in the working tree); a commit that landed stands
+ * when its tree is the judged tree, and otherwise the story runs again.
  */
 export async function reconcile(
   previous: RunStateData | undefined,
@@ -26,8 +27,10 @@ export async function reconcile(
 ): Promise<string[]> {
   const notes: string[] = [];
   if (!previous?.committing) return notes;
-  const { storyId, subject } = previous.committing;
-  if ((await git.headSubject()) === subject) {
+  const { storyId, subject, tree } = previous.committing;
+  const landed = (await git.headSubject()) === subject;
+  // A landed commit counts only when it holds the tree the verdicts judged (older state files lack it).
+  if (landed && (tree === undefined || (await git.sameContent(await git.head(), tree)))) {
     notes.push(`${storyId}: its commit landed before the previous run stopped`);
   } else {
     saveStoryPatch(prdPath, storyId, { status: "pending" });

@@ -72,6 +72,7 @@ export async function runFeature(options: RunOptions): Promise<number> {
       if (stuck.length > 0) options.warn(`gantry: subscribers still busy at exit: ${stuck.join(", ")}`);
       unwire();
       closeLog();
+      run.git.close();
       walk.exitCode = exitCode;
     }
     return walk.exitCode ?? EXIT.failed;

@@ -14,7 +14,14 @@ export interface RunStateData {
   /** The story being worked on, if any. */
   currentStory?: string;
   /** Set just before a story's commit, cleared after it: tells resume whether the commit landed. */
-  committing?: { storyId: string; subject: string };
+  committing?: {
+    storyId: string;
+    subject: string;
+    /** The judged tree the commit must hold (.gantry/ aside): a landed commit counts only if it does. */
+    tree?: string;
+    /** The commit object, once made and before the branch moves. */
+    commit?: string;
+  };
   iterations: number;
   status: "running" | "complete" | "paused" | "interrupted" | "error";
 }

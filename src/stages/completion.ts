@@ -19,18 +19,33 @@ export const completionStage: Stage = {
     );
     if (unmet.length > 0)
       return { action: "fail", reason: `not every mandatory gate passed on this tree: ${unmet.join("; ")}` };
-    const subject = `gantry(${story.id}): ${story.title.replace(/\s+/g, " ").trim()}`;
-    run.state.update({ committing: { storyId: story.id, subject } });
+    const subject = commitSubject(story.id, story.title);
+    run.state.update({ committing: { storyId: story.id, subject, tree: judged.tree } });
     run.stories.update(story.id, {
       status: "passed",
       attempts: ctx.pass,
       costUsd: round(ctx.costUsd),
       failureReason: null,
     });
-    await run.git.commitAll(subject);
+    try {
+      await run.git.commitJudged(judged, subject, (commit) =>
+        run.state.update({ committing: { storyId: story.id, subject, tree: judged.tree, commit } }),
+      );
+    } catch (error) {
+      run.stories.update(story.id, { status: "in-progress" });
+      run.state.update({ committing: undefined });
+      return { action: "fail", reason: `the commit did not land as judged: ${(error as Error).message}` };
+    }
     run.state.update({ committing: undefined });
     return { action: "continue" };
   },
 };
+
+/** `gantry(US-1): title` on one line: no control characters reach git's subject (or a terminal showing it). */
+export function commitSubject(id: string, title: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: taking control characters out is the point
+  const oneLine = (text: string) => text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
+  return `gantry(${oneLine(id)}): ${oneLine(title)}`;
+}
 
 const round = (usd: number) => Math.round(usd * 1e6) / 1e6;

@@ -37,7 +37,7 @@ describe("git repo wrapper", () => {
     const judged = await git_.judge();
     const withoutGantry = git(root, "ls-tree", "--name-only", judged.tree).trim().split("\n");
     assert.deepEqual(withoutGantry, ["a.js", "b.js"]);
-    await git_.commitAll("gantry(US-1): after the crash");
+    await git_.commitJudged(judged, "gantry(US-1): after the crash");
     assert.equal(git(root, "status", "--porcelain"), "");
     assert.match(git(root, "show", "HEAD:.gantry/features/f/prd.json"), /"edited":true/);
   });
