@@ -7,6 +7,7 @@ import { runGit } from "./exec.js";
 import { headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { GANTRY_DIR, judgeTree, UNBORN } from "./judge.js";
+import { compareAndRestore, type GitChange, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 
 export interface GitRepo {
   readonly root: string;
@@ -23,6 +24,10 @@ export interface GitRepo {
   commitJudged(judged: Judged, subject: string, onCommitObject?: (commit: string) => void): Promise<string>;
   /** Whether a commit holds exactly a judged tree's content (.gantry/ aside). */
   sameContent(commit: string, tree: string): Promise<boolean>;
+  /** What git's own state is now: the git directory's config, hooks and info files, refs, HEAD, index flags. */
+  snapshot(): Promise<GitSnapshot>;
+  /** What changed since `before`, each change put back where that is safe (tamper-snapshot.ts). */
+  restoreSince(before: GitSnapshot): Promise<GitChange[]>;
   /** Removes the private git directory the judge works in. */
   close(): void;
   headSubject(): Promise<string>;
@@ -116,6 +121,11 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       } catch {
         return false;
       }
+    },
+    snapshot: () => snapshotGit(projectRoot, gitDir, commonDir),
+    async restoreSince(before) {
+      const after = await snapshotGit(projectRoot, gitDir, commonDir);
+      return compareAndRestore(projectRoot, { gitDir, commonDir }, before, after);
     },
     close() {
       privateGit?.dispose();

@@ -66,6 +66,18 @@ export interface EventPayloads {
     attempt: number;
     reason?: string;
   };
+  /**
+   * After an agent session: what it changed that is not its to change (git's config, hooks, refs, HEAD,
+   * index flags; gantry's own files). Emitted only when something changed; the pass then fails.
+   */
+  "tamper:result": {
+    storyId: string;
+    role: AgentRole;
+    verdict: Verdict;
+    changes: { what: string; restored: boolean }[];
+    judged: Judged;
+    attempt: number;
+  };
   "autofix:attempt": { storyId: string; fixType: string; command: string };
   "escalation:tier-change": {
     storyId: string;

@@ -3,6 +3,7 @@ import type { AgentRole } from "../model/agent.js";
 import type { StageResult } from "../model/stage.js";
 import { runAgentSession } from "./agent-session.js";
 import type { StoryContext } from "./context.js";
+import { guardSession } from "./session-guard.js";
 
 /**
  * One agent session for a stage: the prompt for the role (with the story's dependencies and the size
@@ -27,7 +28,10 @@ export async function agentStep(
     maxChars: run.config.agent.maxPromptChars,
     ...extra,
   });
+  const guard = await guardSession(ctx, role);
   const outcome = await runAgentSession(ctx, role, prompt);
+  const tampered = await guard.finish();
+  if (tampered) return tampered;
   if (outcome.kind === "paused") return { action: "pause", reason: outcome.reason };
   if (outcome.kind === "error") return { action: "escalate", reason: outcome.reason };
   return undefined;

@@ -22,7 +22,11 @@ export function wireLedger(
     bus.emit("gate:verdict", entry);
   };
   const entry = (
-    event: EventOf<"verify:result"> | EventOf<"review:result"> | EventOf<"test-strength:result">,
+    event:
+      | EventOf<"verify:result">
+      | EventOf<"review:result">
+      | EventOf<"test-strength:result">
+      | EventOf<"tamper:result">,
     gate: string,
     verdict: Verdict,
     detail: Record<string, unknown>,
@@ -70,7 +74,11 @@ export function wireLedger(
       }),
     );
   });
+  const offTamper = bus.on("tamper:result", "ledger", (event) => {
+    append(entry(event, "tamper", event.verdict, { role: event.role, changes: event.changes }));
+  });
   return () => {
+    offTamper();
     offVerify();
     offReview();
     offStrength();

@@ -19,6 +19,10 @@ const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
 
 export interface AgentSession {
   write?: Record<string, string>;
+  /** Paths removed after writing. */
+  remove?: string[];
+  /** A shell command run after writing and removing (git, symlinks, background processes). */
+  sh?: string;
   print?: string;
   sleepMs?: number;
   exit?: number;

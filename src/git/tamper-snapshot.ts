@@ -1,0 +1,215 @@
+import { createHash } from "node:crypto";
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runGit } from "./exec.js";
+
+/** Files in the git directory whose content decides how git behaves: config, hooks, excludes, attributes. */
+const WATCHED_DIRS = ["hooks", "info"];
+const WATCHED_FILES = ["config", "config.worktree", "objects/info/alternates"];
+/** Files and folders that exist while git is in the middle of something. */
+const IN_PROGRESS = [
+  "MERGE_HEAD",
+  "CHERRY_PICK_HEAD",
+  "REVERT_HEAD",
+  "BISECT_LOG",
+  "rebase-merge",
+  "rebase-apply",
+  "sequencer",
+];
+/** A watched folder with more entries than this is itself a finding; no loop over it is unbounded. */
+const MAX_ENTRIES = 2000;
+
+export interface GitSnapshot {
+  /** The HEAD file as written: `ref: refs/heads/main` or a commit id. */
+  headFile: string;
+  refs: Map<string, string>;
+  /** Relative path in the git directory → what is there (undefined: absent). */
+  files: Map<string, Entry | undefined>;
+  inProgress: string[];
+  /** `S path` (skip-worktree) and `h path` (assume-unchanged) entries of the user's index. */
+  indexFlags: Set<string>;
+}
+
+export interface GitChange {
+  kind: "git-file" | "index-flag" | "head" | "in-progress" | "ref";
+  what: string;
+  /** Whether gantry put it back as it was. */
+  restored: boolean;
+}
+
+export async function snapshotGit(cwd: string, gitDir: string, commonDir: string): Promise<GitSnapshot> {
+  const files = new Map<string, Entry | undefined>();
+  for (const name of WATCHED_FILES) files.set(name, read(join(gitDirFor(name, gitDir, commonDir), name)));
+  for (const dir of WATCHED_DIRS) {
+    for (const name of list(join(commonDir, dir)))
+      files.set(`${dir}/${name}`, read(join(commonDir, dir, name)));
+  }
+  return {
+    headFile: readHead(gitDir),
+    refs: await refs(cwd),
+    files,
+    inProgress: IN_PROGRESS.filter((name) => existsSync(join(gitDir, name))),
+    indexFlags: await indexFlags(cwd),
+  };
+}
+
+/**
+ * What changed in git between two snapshots, each said in words. The git directory's files, the index
+ * flags and a moved branch are put back; a switched HEAD or an operation in progress is only reported.
+ */
+export async function compareAndRestore(
+  cwd: string,
+  dirs: { gitDir: string; commonDir: string },
+  before: GitSnapshot,
+  after: GitSnapshot,
+): Promise<GitChange[]> {
+  const changes: GitChange[] = [];
+  const names = new Set([...before.files.keys(), ...after.files.keys()]);
+  for (const name of [...names].sort()) {
+    const was = before.files.get(name);
+    const now = after.files.get(name);
+    if (same(was, now)) continue;
+    const path = join(gitDirFor(name, dirs.gitDir, dirs.commonDir), name);
+    // Plain files are put back as they were (a symlink put in their place is removed, never followed).
+    const restorable = was?.kind !== "other" && now?.kind !== "other";
+    if (restorable) {
+      rmSync(path, { force: true, recursive: true });
+      if (was !== undefined) writeFileSync(path, was.data, { mode: was.mode });
+    }
+    const verb = was === undefined ? "added" : now === undefined ? "removed" : "changed";
+    changes.push({ kind: "git-file", what: `.git/${name} ${verb}`, restored: restorable });
+  }
+  for (const flag of after.indexFlags) {
+    if (before.indexFlags.has(flag)) continue;
+    const path = flag.slice(2);
+    await runGit(cwd, [
+      "update-index",
+      "--no-skip-worktree",
+      "--no-assume-unchanged",
+      "--",
+      `:(top,literal)${path}`,
+    ]);
+    const kind = flag.startsWith("S") ? "skip-worktree" : "assume-unchanged";
+    changes.push({ kind: "index-flag", what: `${kind} set on ${path} in the index`, restored: true });
+  }
+  if (before.headFile !== after.headFile) {
+    changes.push({
+      kind: "head",
+      what: `HEAD changed from "${before.headFile}" to "${after.headFile}"`,
+      restored: false,
+    });
+  }
+  for (const name of after.inProgress.filter((n) => !before.inProgress.includes(n))) {
+    changes.push({
+      kind: "in-progress",
+      what: `git was left in the middle of an operation (.git/${name})`,
+      restored: false,
+    });
+  }
+  changes.push(...(await restoreRefs(cwd, before, after)));
+  return changes;
+}
+
+async function restoreRefs(cwd: string, before: GitSnapshot, after: GitSnapshot): Promise<GitChange[]> {
+  const changes: GitChange[] = [];
+  const names = new Set([...before.refs.keys(), ...after.refs.keys()]);
+  for (const ref of [...names].sort()) {
+    const was = before.refs.get(ref);
+    const now = after.refs.get(ref);
+    if (was === now) continue;
+    // Compare-and-swap back: only if the ref still holds what the session left.
+    // A ref the session created is left where it is (deleting refs/stash would drop its entries with it).
+    let restored = false;
+    if (was !== undefined) {
+      try {
+        await runGit(cwd, ["-c", "core.hooksPath=/dev/null", "update-ref", ref, was, now ?? "0".repeat(40)]);
+        restored = true;
+      } catch {
+        // It moved again since: reported as not restored.
+      }
+    }
+    const what =
+      was === undefined
+        ? `${ref} created at ${short(now)}`
+        : now === undefined
+          ? `${ref} deleted (was ${short(was)})`
+          : `${ref} moved from ${short(was)} to ${short(now)}`;
+    changes.push({ kind: "ref", what, restored });
+  }
+  return changes;
+}
+
+async function refs(cwd: string): Promise<Map<string, string>> {
+  const out = await runGit(cwd, ["for-each-ref", "--format=%(objectname) %(refname)"], {
+    GIT_OPTIONAL_LOCKS: "0",
+  });
+  const map = new Map<string, string>();
+  for (const line of out.split("\n")) {
+    const space = line.indexOf(" ");
+    if (space > 0) map.set(line.slice(space + 1), line.slice(0, space));
+  }
+  return map;
+}
+
+async function indexFlags(cwd: string): Promise<Set<string>> {
+  const out = await runGit(cwd, ["ls-files", "-v", "-z", "--", ":(top)"], { GIT_OPTIONAL_LOCKS: "0" });
+  const flags = new Set<string>();
+  for (const entry of out.split("\0")) {
+    const tag = entry[0];
+    if (!tag || tag === "H") continue;
+    if (tag === "S" || (tag >= "a" && tag <= "z")) flags.add(`${tag === "S" ? "S" : "h"} ${entry.slice(2)}`);
+  }
+  return flags;
+}
+
+/** config.worktree and HEAD live in a worktree's own git directory; the rest in the common one. */
+function gitDirFor(name: string, gitDir: string, commonDir: string): string {
+  return name === "config.worktree" ? gitDir : commonDir;
+}
+
+function list(dir: string): string[] {
+  try {
+    const names = readdirSync(dir).sort();
+    return names.length > MAX_ENTRIES ? names.slice(0, MAX_ENTRIES) : names;
+  } catch {
+    return [];
+  }
+}
+
+type Entry = { kind: "file"; mode: number; data: Buffer } | { kind: "other"; description: string };
+
+function read(path: string): Entry | undefined {
+  try {
+    const stat = lstatSync(path);
+    if (stat.isFile()) return { kind: "file", mode: stat.mode & 0o7777, data: readFileSync(path) };
+    const what = stat.isDirectory()
+      ? `directory ${list(path).join(",")}`
+      : stat.isSymbolicLink()
+        ? "symlink"
+        : "special";
+    return { kind: "other", description: what };
+  } catch {
+    return undefined;
+  }
+}
+
+function readHead(gitDir: string): string {
+  try {
+    return readFileSync(join(gitDir, "HEAD"), "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
+function same(a: Entry | undefined, b: Entry | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  if (a.kind === "other" || b.kind === "other")
+    return (
+      a.kind === b.kind &&
+      (a as { description: string }).description === (b as { description: string }).description
+    );
+  return a.mode === b.mode && a.data.length === b.data.length && digest(a.data) === digest(b.data);
+}
+
+const digest = (data: Buffer) => createHash("sha256").update(data).digest("hex");
+const short = (sha: string | undefined) => (sha ?? "").slice(0, 12);
