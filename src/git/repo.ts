@@ -6,11 +6,14 @@ import { commitJudged } from "./commit.js";
 import { runGit } from "./exec.js";
 import { headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
+import { ignoredPaths, newIgnoredSources } from "./ignored-files.js";
 import { GANTRY_DIR, judgeTree, UNBORN } from "./judge.js";
 import { compareAndRestore, type GitChange, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 
 export interface GitRepo {
   readonly root: string;
+  /** The working tree's top level (root, or a folder above it when gantry runs in a subfolder). */
+  readonly top: string;
   head(): Promise<string>;
   /**
    * HEAD and the tree hash of the working tree (tracked + untracked, not ignored, without .gantry/), built
@@ -28,6 +31,10 @@ export interface GitRepo {
   snapshot(): Promise<GitSnapshot>;
   /** What changed since `before`, each change put back where that is safe (tamper-snapshot.ts). */
   restoreSince(before: GitSnapshot): Promise<GitChange[]>;
+  /** Untracked ignored paths (.gantry/ aside), a wholly ignored folder as one `dir/` entry. */
+  ignoredPaths(): Promise<Set<string>>;
+  /** Source files among ignored paths that are new since `before`, relative to the repository's top. */
+  newIgnoredSources(before: Set<string>): Promise<string[]>;
   /** Removes the private git directory the judge works in. */
   close(): void;
   headSubject(): Promise<string>;
@@ -106,6 +113,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
 
   return {
     root: projectRoot,
+    top,
     head,
     judge: () =>
       serial(async () => {
@@ -122,11 +130,14 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         return false;
       }
     },
-    snapshot: () => snapshotGit(projectRoot, gitDir, commonDir),
+    snapshot: () => snapshotGit(top, gitDir, commonDir),
     async restoreSince(before) {
-      const after = await snapshotGit(projectRoot, gitDir, commonDir);
-      return compareAndRestore(projectRoot, { gitDir, commonDir }, before, after);
+      const after = await snapshotGit(top, gitDir, commonDir);
+      return compareAndRestore(top, { gitDir, commonDir }, before, after);
     },
+    ignoredPaths: () => ignoredPaths(projectRoot, prefix),
+    newIgnoredSources: async (before) =>
+      newIgnoredSources(top, before, await ignoredPaths(projectRoot, prefix)),
     close() {
       privateGit?.dispose();
       privateGit = undefined;

@@ -82,15 +82,15 @@ export async function compareAndRestore(
   for (const flag of after.indexFlags) {
     if (before.indexFlags.has(flag)) continue;
     const path = flag.slice(2);
-    await runGit(cwd, [
-      "update-index",
-      "--no-skip-worktree",
-      "--no-assume-unchanged",
-      "--",
-      `:(top,literal)${path}`,
-    ]);
     const kind = flag.startsWith("S") ? "skip-worktree" : "assume-unchanged";
-    changes.push({ kind: "index-flag", what: `${kind} set on ${path} in the index`, restored: true });
+    let restored = true;
+    try {
+      // One flag a call: update-index applies only the first of --no-assume-unchanged / --no-skip-worktree.
+      await runGit(cwd, ["update-index", `--no-${kind}`, "--", path]);
+    } catch {
+      restored = false; // the entry is gone from the index since: reported as it is
+    }
+    changes.push({ kind: "index-flag", what: `${kind} set on ${path} in the index`, restored });
   }
   if (before.headFile !== after.headFile) {
     changes.push({

@@ -1,5 +1,8 @@
+import { mkdirSync, renameSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 import { gateStates, unmetGates } from "../ledger/gate-rule.js";
 import { changedNothing } from "./agent-step.js";
+import type { StoryContext } from "./context.js";
 import type { Stage } from "./stage.js";
 
 /**
@@ -14,6 +17,15 @@ export const completionStage: Stage = {
     if (await changedNothing(ctx))
       return { action: "fail", reason: "the story changed nothing; an empty change is not a story done" };
     const judged = await run.git.judge();
+    const hidden = ctx.ignoredAtStart ? await run.git.newIgnoredSources(ctx.ignoredAtStart) : [];
+    if (hidden.length > 0) {
+      const kept = setAsideIgnored(run, hidden);
+      const list = `${hidden.slice(0, 10).join(", ")}${hidden.length > 10 ? `, … (${hidden.length})` : ""}`;
+      return {
+        action: "fail",
+        reason: `the story's sessions created ignored source files that its commit would not carry: ${list}; moved to ${kept}`,
+      };
+    }
     const unmet = unmetGates(
       gateStates(run.verdicts.entries, judged.tree, run.mandatoryGates, { storyId: story.id }),
     );
@@ -46,6 +58,17 @@ export function commitSubject(id: string, title: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: taking control characters out is the point
   const oneLine = (text: string) => text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
   return `gantry(${oneLine(id)}): ${oneLine(title)}`;
+}
+
+/** Moves ignored files a story made into its run directory: kept, but no later story can lean on them. */
+function setAsideIgnored(run: StoryContext["run"], paths: string[]): string {
+  const into = join(run.runDir, "set-aside");
+  const top = run.git.top;
+  for (const path of paths) {
+    mkdirSync(dirname(join(into, path)), { recursive: true });
+    renameSync(join(top, path), join(into, path));
+  }
+  return relative(run.root, into);
 }
 
 const round = (usd: number) => Math.round(usd * 1e6) / 1e6;

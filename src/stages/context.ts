@@ -75,6 +75,8 @@ export interface StoryContext {
   review?: ReviewResult;
   /** failCount after each verify in this pass, for rectify's early stop. */
   failureHistory: number[];
+  /** Untracked ignored paths before the story's first agent session: what its sessions add is compared to it. */
+  ignoredAtStart?: Set<string>;
   /** Retries this pass may still take before MAX_STAGE_RETRIES ends it; kept by the runner. */
   retriesLeft?: number;
   rectifyAttempts: number;

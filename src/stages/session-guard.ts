@@ -20,6 +20,7 @@ export interface SessionGuard {
  */
 export async function guardSession(ctx: StoryContext, role: AgentRole): Promise<SessionGuard> {
   const { run } = ctx;
+  ctx.ignoredAtStart ??= await run.git.ignoredPaths();
   const git: GitSnapshot = await run.git.snapshot();
   const owned: OwnedFiles = snapshotOwnedFiles(run.root);
   return {
