@@ -95,7 +95,14 @@ export async function runGitSteps(
     const code = (error as { code?: unknown }).code;
     const step = typeof code === "number" ? steps[code - FIRST_STEP_EXIT] : undefined;
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
-    const what = step ? `git ${step.args[0]}` : `git ${steps.map((s) => s.args[0]).join(", ")}`;
+    const what = step ? `git ${subcommand(step.args)}` : `git ${steps.map((s) => subcommand(s.args)).join(", ")}`;
     throw new Error(`${what} failed in ${cwd}${stderr ? `: ${stderr}` : ""}`, { cause: error });
   }
+}
+
+/** The git command a step runs, past its `-c name=value` options. */
+function subcommand(args: string[]): string {
+  let i = 0;
+  while (args[i] === "-c") i += 2;
+  return args[i] ?? "";
 }

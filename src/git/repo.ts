@@ -124,7 +124,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       serial(async () => commitJudged(await scope(), { judged, subject, onCommitObject })),
     async sameContent(commit, tree) {
       try {
-        await runGit(projectRoot, ["diff-tree", "--quiet", commit, tree, "--", ":(top)", ...outside]);
+        await runGit(projectRoot, ["diff-tree", "-r", "--quiet", commit, tree, "--", ":(top)", ...outside]);
         return true;
       } catch {
         return false;

@@ -1,0 +1,212 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { after, describe, it } from "node:test";
+import { createEventBus } from "../../src/bus/event-bus.js";
+import { ConfigSchema } from "../../src/config/schema.js";
+import { openRepo } from "../../src/git/repo.js";
+import { VerdictBook } from "../../src/ledger/book.js";
+import type { LedgerEntry, Verdict } from "../../src/model/ledger.js";
+import { loadPrd } from "../../src/prd/load.js";
+import { StoryStore } from "../../src/prd/story-store.js";
+import { RunState } from "../../src/runs/run-state.js";
+import { commitSubject, completionStage } from "../../src/stages/completion.js";
+import type { RunContext, StoryContext } from "../../src/stages/context.js";
+
+const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
+const write = (root: string, path: string, text: string) => {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), text);
+};
+const closers: (() => void)[] = [];
+after(() => {
+  for (const close of closers) close();
+});
+
+/** A repository with one commit, a PRD of two stories, and a story context for US-1 at its base. */
+async function setup(): Promise<{ ctx: StoryContext; root: string; book: VerdictBook; base: string }> {
+  const root = mkdtempSync(join(tmpdir(), "gantry-completion-"));
+  write(root, "src/a.js", "export const a = 1;\n");
+  write(root, ".gitignore", ".gantry/runs/\n*.local.js\n");
+  const prd = {
+    feature: "f",
+    userStories: ["US-1", "US-2"].map((id) => ({
+      id,
+      title: id,
+      acceptanceCriteria: ["works"],
+      status: "pending",
+    })),
+  };
+  write(root, ".gantry/features/f/prd.json", JSON.stringify(prd, null, 2));
+  git(root, "init", "-q", "-b", "main");
+  git(root, "config", "user.email", "t@example.com");
+  git(root, "config", "user.name", "t");
+  git(root, "add", "-A");
+  git(root, "commit", "-q", "-m", "base");
+  const runDir = join(root, ".gantry", "runs", "r1");
+  mkdirSync(runDir, { recursive: true });
+  const prdFile = join(root, ".gantry/features/f/prd.json");
+  const stories = new StoryStore(prdFile, loadPrd(prdFile));
+  const book = new VerdictBook();
+  const repo = await openRepo(root);
+  closers.push(() => repo.close());
+  const run = {
+    runId: "r1",
+    feature: "f",
+    root,
+    runDir,
+    config: ConfigSchema.parse({}),
+    mandatoryGates: ["verify", "review"],
+    bus: createEventBus({ runId: "r1" }),
+    git: repo,
+    stories,
+    verdicts: book,
+    state: new RunState(runDir, { runId: "r1", feature: "f" }),
+  } as unknown as RunContext;
+  const story = stories.get("US-1");
+  assert.ok(story);
+  const base = git(root, "rev-parse", "HEAD");
+  const ctx: StoryContext = {
+    run,
+    story,
+    tier: "fast",
+    pass: 1,
+    baseSha: base,
+    failureHistory: [],
+    rectifyAttempts: 0,
+    autofixAttempts: 0,
+    agentCalls: 1,
+    costUsd: 0.5,
+    ignoredAtStart: await repo.ignoredPaths(),
+  };
+  return { ctx, root, book, base };
+}
+
+async function verdict(ctx: StoryContext, book: VerdictBook, gate: string, v: Verdict, storyId = "US-1") {
+  const judged = await ctx.run.git.judge();
+  const entry: LedgerEntry = {
+    v: 1,
+    runId: "r1",
+    feature: "f",
+    storyId,
+    gate,
+    verdict: v,
+    sha: judged.sha,
+    tree: judged.tree,
+    at: new Date().toISOString(),
+    attempt: 1,
+    detail: {},
+  };
+  book.add(entry);
+  return judged;
+}
+
+describe("completion", { concurrency: true }, () => {
+  it("commits exactly the judged tree when every mandatory gate passed on it, and marks the story passed", async () => {
+    const { ctx, root, book, base } = await setup();
+    write(root, "src/b.js", "export const b = 2;\n");
+    const judged = await verdict(ctx, book, "verify", "pass");
+    await verdict(ctx, book, "review", "not-applicable");
+    assert.deepEqual(await completionStage.execute(ctx), { action: "continue" });
+    assert.equal(git(root, "rev-parse", "HEAD^"), base);
+    assert.equal(git(root, "show", "HEAD:src/b.js"), "export const b = 2;");
+    assert.ok(await ctx.run.git.sameContent("HEAD", judged.tree), "the commit holds the judged tree");
+    assert.match(git(root, "show", "HEAD:.gantry/features/f/prd.json"), /"status": "passed"/);
+    assert.equal(git(root, "status", "--porcelain"), "", "the user's index follows the new commit");
+    assert.equal(ctx.run.state.data.committing, undefined);
+    assert.equal(git(root, "log", "-1", "--format=%s"), "gantry(US-1): US-1");
+  });
+
+  it("refuses when a mandatory gate has no verdict, a failing latest verdict, or only another story's pass", async () => {
+    const { ctx, root, book, base } = await setup();
+    write(root, "src/b.js", "export const b = 2;\n");
+    await verdict(ctx, book, "verify", "pass");
+    let result = await completionStage.execute(ctx);
+    assert.equal(result.action, "fail");
+    assert.match((result as { reason: string }).reason, /review: no verdict for this tree/);
+    await verdict(ctx, book, "review", "pass", "US-2");
+    result = await completionStage.execute(ctx);
+    assert.match((result as { reason: string }).reason, /review: no verdict for this tree/);
+    await verdict(ctx, book, "review", "pass");
+    await verdict(ctx, book, "verify", "fail");
+    result = await completionStage.execute(ctx);
+    assert.match((result as { reason: string }).reason, /verify: fail/);
+    assert.equal(git(root, "rev-parse", "HEAD"), base, "nothing was committed");
+    assert.equal(ctx.run.stories.status("US-1"), "pending");
+  });
+
+  it("a pass on an earlier tree does not count for a later edit", async () => {
+    const { ctx, root, book, base } = await setup();
+    write(root, "src/b.js", "export const b = 2;\n");
+    await verdict(ctx, book, "verify", "pass");
+    await verdict(ctx, book, "review", "pass");
+    write(root, "src/b.js", "export const b = 3;\n");
+    const result = await completionStage.execute(ctx);
+    assert.equal(result.action, "fail");
+    assert.match(
+      (result as { reason: string }).reason,
+      /verify: no verdict for this tree \(last: pass on tree/,
+    );
+    assert.equal(git(root, "rev-parse", "HEAD"), base);
+  });
+
+  it("an empty change is not a story done, whatever the verdicts", async () => {
+    const { ctx, book } = await setup();
+    await verdict(ctx, book, "verify", "pass");
+    await verdict(ctx, book, "review", "pass");
+    const result = await completionStage.execute(ctx);
+    assert.equal(result.action, "fail");
+    assert.match((result as { reason: string }).reason, /changed nothing/);
+  });
+
+  it("ignored source files the story made fail it and are moved into the run directory", async () => {
+    const { ctx, root, book } = await setup();
+    write(root, "src/b.js", 'export { b } from "./impl.local.js";\n');
+    write(root, "src/impl.local.js", "export const b = 2;\n");
+    await verdict(ctx, book, "verify", "pass");
+    await verdict(ctx, book, "review", "pass");
+    const result = await completionStage.execute(ctx);
+    assert.equal(result.action, "fail");
+    assert.match((result as { reason: string }).reason, /ignored source files .*src\/impl\.local\.js/);
+    assert.ok(!existsSync(join(root, "src/impl.local.js")));
+    assert.equal(
+      readFileSync(join(ctx.run.runDir, "set-aside/src/impl.local.js"), "utf8"),
+      "export const b = 2;\n",
+    );
+  });
+
+  it("a branch moved by someone else after the judge fails the story and leaves the branch where they put it", async () => {
+    const { ctx, root, book } = await setup();
+    write(root, "src/b.js", "export const b = 2;\n");
+    const judged = await verdict(ctx, book, "verify", "pass");
+    await verdict(ctx, book, "review", "pass");
+    // Someone commits between the verdicts and the commit: the compare-and-swap must refuse.
+    const other = git(
+      root,
+      "commit-tree",
+      git(root, "rev-parse", "HEAD^{tree}"),
+      "-p",
+      judged.sha,
+      "-m",
+      "other",
+    );
+    git(root, "update-ref", "HEAD", other);
+    await assert.rejects(
+      () => ctx.run.git.commitJudged(judged, "gantry(US-1): x"),
+      /git update-ref failed.*but expected/,
+    );
+    assert.equal(git(root, "rev-parse", "HEAD"), other);
+  });
+});
+
+describe("commitSubject", () => {
+  it("keeps one line of plain text: control characters and line breaks become spaces", () => {
+    assert.equal(
+      commitSubject("US-1", "Add \u001b[31mred\u001b[0m\nnumbers\u0007\u009b"),
+      "gantry(US-1): Add [31mred [0m numbers",
+    );
+    assert.equal(commitSubject("US-2", "  plain   title "), "gantry(US-2): plain title");
+  });
+});
