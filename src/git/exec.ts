@@ -95,7 +95,9 @@ export async function runGitSteps(
     const code = (error as { code?: unknown }).code;
     const step = typeof code === "number" ? steps[code - FIRST_STEP_EXIT] : undefined;
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
-    const what = step ? `git ${subcommand(step.args)}` : `git ${steps.map((s) => subcommand(s.args)).join(", ")}`;
+    const what = step
+      ? `git ${subcommand(step.args)}`
+      : `git ${steps.map((s) => subcommand(s.args)).join(", ")}`;
     throw new Error(`${what} failed in ${cwd}${stderr ? `: ${stderr}` : ""}`, { cause: error });
   }
 }
