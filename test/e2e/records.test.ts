@@ -32,10 +32,10 @@ const work = (name: string, value: number): Record<string, string> => ({
 
 /**
  * The hostile project: only `verify` is mandatory (committed config). C is honest and passes first.
- * A's agent then writes code whose test fails, forges `verify pass` lines for the tree it leaves, drops
- * `verify` from the working copy's config, and leaves a process outside the run that, once the session
- * is over, marks B passed in prd.json and deletes C. B's own test fails. (A is the last story that could
- * commit: gantry's commit takes .gantry/config.json along, see the report; C passed before the edit.)
+ * A's agent then writes code whose test fails, forges `verify pass` lines for the tree it leaves, and
+ * leaves a process outside the run that, while gantry verifies A (after the post-session tamper check),
+ * marks B passed in prd.json, deletes C, and drops `verify` from the working copy's config. B's own test
+ * fails. No story passes after A: gantry's commit takes .gantry/config.json along (docs/security.md).
  */
 function hostileProject(): string {
   const config = baseConfig();
@@ -60,8 +60,7 @@ function hostileProject(): string {
         {
           write: work("alpha", 3),
           forgeVerifyPass: true,
-          dropGates: ["verify"],
-          editPrdAfterSession: { markPassed: "B", remove: "C" },
+          afterSession: { markPassed: "B", remove: "C", dropGates: ["verify"] },
         },
       ],
       B: [{ write: work("beta", 5) }],
