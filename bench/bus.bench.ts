@@ -6,6 +6,7 @@
  * in a child process that has it).
  */
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -112,7 +113,7 @@ function runBus(): { bus: EventBus; close(): void } {
   const bus = createEventBus({ runId: "bench", onFault: ({ error }) => console.error(error) });
   const sink = nullStream();
   const offs = [
-    wireLedger(bus, { runDir, feature: "bench", verdicts: new VerdictBook() }),
+    wireLedger(bus, { runDir, feature: "bench", verdicts: new VerdictBook(), key: randomBytes(32) }),
     wireEventsLog(bus, { runDir }),
     wireProgress(bus, { write: (line) => sink.write(line) }),
     wireRunLog(bus, logger),

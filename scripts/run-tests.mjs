@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Node 20's --test has no glob: find test files here and hand them to node's runner through tsx.
 import { spawnSync } from "node:child_process";
-import { readdirSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith("-"));
@@ -22,5 +23,9 @@ for (const root of roots.length ? roots : ["test"]) {
 // Most tests wait on child processes (git, node, the built CLI), so three files at a time keep two cores busy.
 const concurrency = flags.some((f) => f.startsWith("--test-concurrency")) ? [] : ["--test-concurrency=3"];
 const args = ["--import", "tsx", "--test", "--test-reporter=spec", ...concurrency, ...flags, ...files];
-const result = spawnSync(process.execPath, args, { stdio: "inherit" });
+// gantry keeps ledger keys under $XDG_STATE_HOME/gantry: tests get their own, never the user's.
+const state = mkdtempSync(join(tmpdir(), "gantry-test-state-"));
+const env = { ...process.env, XDG_STATE_HOME: state };
+const result = spawnSync(process.execPath, args, { stdio: "inherit", env });
+rmSync(state, { recursive: true, force: true });
 process.exit(result.status ?? 1);

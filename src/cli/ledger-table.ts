@@ -3,13 +3,19 @@ import type { LedgerEntry } from "../model/ledger.js";
 
 const HEADERS = ["TIME (UTC)", "STORY", "GATE", "VERDICT", "ATTEMPT", "TREE", "DETAIL"] as const;
 
-/** A run's verdicts as an aligned plain-text table, one verdict a row, in file order. */
-export function formatLedgerTable(entries: LedgerEntry[]): string {
+/**
+ * A run's verdicts as an aligned plain-text table, one verdict a row, in file order. Lines in `forged`
+ * (no valid MAC) are shown, marked, so a reader sees what was planted; they count for nothing.
+ */
+export function formatLedgerTable(
+  entries: LedgerEntry[],
+  forged: ReadonlySet<LedgerEntry> = new Set(),
+): string {
   const rows = entries.map((entry) => [
     entry.at.replace("T", " ").slice(0, 19),
     entry.storyId,
     entry.gate,
-    entry.verdict,
+    forged.has(entry) ? `${entry.verdict} (NO VALID MAC)` : entry.verdict,
     String(entry.attempt ?? ""),
     shortHash(entry.tree),
     formatDetail(entry.detail),

@@ -1,9 +1,18 @@
 import { InputError } from "../config/input-error.js";
-import { loadConfig } from "../config/loader.js";
-import { mandatoryGates } from "../config/schema.js";
 import { openRepo } from "../git/repo.js";
+import { committedMandatoryGates } from "../ledger/committed-gates.js";
 import { describeGate, gateStates, shortHash } from "../ledger/gate-rule.js";
-import { byTime, listRuns, RUNS_DIR, readRunLedger, readRunLedgers, skippedNotes } from "../ledger/runs.js";
+import { keyFile, readLedgerKey } from "../ledger/key.js";
+import {
+  byTime,
+  forgedNotes,
+  listRuns,
+  RUNS_DIR,
+  type RunLedger,
+  readRunLedger,
+  readRunLedgers,
+  skippedNotes,
+} from "../ledger/runs.js";
 import { EXIT } from "../model/exit-codes.js";
 import type { Judged } from "../model/ledger.js";
 import { formatLedgerTable } from "./ledger-table.js";
@@ -31,16 +40,18 @@ export async function ledgerCommand(options: {
     else process.stdout.write(`no runs under ${RUNS_DIR}/ yet; \`gantry run\` records gate verdicts there\n`);
     return 0;
   }
-  const ledger = readRunLedger(root, runId);
-  for (const note of skippedNotes([ledger])) process.stderr.write(`${note}\n`);
+  const key = readLedgerKey(root);
+  const ledger = readRunLedger(root, runId, key?.key);
+  for (const note of macNotes(root, [ledger], key !== undefined)) process.stderr.write(`${note}\n`);
   if (options.json) {
     process.stdout.write(`${JSON.stringify(ledger.entries)}\n`);
     return 0;
   }
-  const feature = ledger.entries[0]?.feature;
+  const feature = ledger.all[0]?.feature;
   const count = `${ledger.entries.length} verdict${ledger.entries.length === 1 ? "" : "s"}`;
-  process.stdout.write(`run ${runId}${feature ? ` (feature ${feature})` : ""}: ${count}\n`);
-  if (ledger.entries.length > 0) process.stdout.write(formatLedgerTable(ledger.entries));
+  const forged = ledger.forged.length > 0 ? ` (and ${ledger.forged.length} without a valid MAC, marked)` : "";
+  process.stdout.write(`run ${runId}${feature ? ` (feature ${feature})` : ""}: ${count}${forged}\n`);
+  if (ledger.all.length > 0) process.stdout.write(formatLedgerTable(ledger.all, new Set(ledger.forged)));
   return 0;
 }
 
@@ -55,12 +66,13 @@ export async function ledgerCheckCommand(options: {
   feature?: string;
 }): Promise<number> {
   const root = projectRoot(options.dir);
-  const mandatory = mandatoryGates(loadConfig(root));
-  const ledgers = readRunLedgers(root);
-  for (const note of skippedNotes(ledgers)) process.stderr.write(`${note}\n`);
+  const judged = await judgeWorkingTree(root);
+  const { mandatory, source } = await committedMandatoryGates(root);
+  const key = readLedgerKey(root);
+  const ledgers = readRunLedgers(root, key?.key);
+  for (const note of macNotes(root, ledgers, key !== undefined)) process.stderr.write(`${note}\n`);
   let entries = byTime(ledgers);
   if (options.feature !== undefined) entries = entries.filter((entry) => entry.feature === options.feature);
-  const judged = await judgeWorkingTree(root);
   const states = gateStates(entries, judged.tree, mandatory);
   const ok = states.every((state) => state.ok);
 
@@ -74,17 +86,22 @@ export async function ledgerCheckCommand(options: {
         : {}),
       message: describeGate(state),
     }));
-    process.stdout.write(`${JSON.stringify({ ok, tree: judged.tree, sha: judged.sha, mandatory, gates })}\n`);
+    const unverified = ledgers.reduce((sum, ledger) => sum + ledger.forged.length, 0);
+    const report = { ok, tree: judged.tree, sha: judged.sha, mandatory, gatesFrom: source, gates };
+    process.stdout.write(`${JSON.stringify({ ...report, key: key !== undefined, unverified })}\n`);
     return ok ? EXIT.ok : EXIT.failed;
   }
   const tree = `tree ${shortHash(judged.tree)}`;
+  const from = `  mandatory gates from ${source}\n`;
   if (mandatory.length === 0) {
-    process.stdout.write(`gantry ledger check: no mandatory gates configured (gates.mandatory is empty)\n`);
+    process.stdout.write(
+      `gantry ledger check: no mandatory gates configured (gates.mandatory is empty)\n${from}`,
+    );
     return 0;
   }
   if (ok) {
     process.stdout.write(
-      `gantry ledger check: every mandatory gate passed on ${tree} (${mandatory.join(", ")})\n`,
+      `gantry ledger check: every mandatory gate passed on ${tree} (${mandatory.join(", ")})\n${from}`,
     );
     return 0;
   }
@@ -94,7 +111,31 @@ export async function ledgerCheckCommand(options: {
     `gantry ledger check: ${unmet.length} of ${mandatory.length} mandatory gates not passed on ${tree}${none}\n`,
   );
   for (const state of unmet) process.stdout.write(`  ${describeGate(state)}\n`);
+  if (key === undefined && ledgers.some((ledger) => ledger.all.length > 0)) {
+    process.stdout.write(`  ${noKeyReason(root)}\n`);
+  }
+  process.stdout.write(from);
   return EXIT.failed;
+}
+
+/**
+ * What stderr says about lines that do not count: torn ones, and those without a valid MAC. With no
+ * key on this machine, one line says why none can count instead of one per ledger.
+ */
+function macNotes(root: string, ledgers: RunLedger[], haveKey: boolean): string[] {
+  const notes = skippedNotes(ledgers);
+  if (haveKey) return [...notes, ...forgedNotes(ledgers)];
+  const lines = ledgers.reduce((sum, ledger) => sum + ledger.forged.length, 0);
+  if (lines > 0)
+    notes.push(`gantry: ${lines} ledger line${lines === 1 ? "" : "s"} ignored: ${noKeyReason(root)}`);
+  return notes;
+}
+
+function noKeyReason(root: string): string {
+  return (
+    `no ledger key for this repository on this machine (${keyFile(root) ?? "no git repository"}), so no verdict ` +
+    "can be verified: check the ledger on the machine that wrote it, or copy its key there (docs/ledger.md)"
+  );
 }
 
 /** The tree the check judges: the whole working tree, `.gantry/` excluded (see docs/ledger.md). */

@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { LedgerEntry } from "../model/ledger.js";
 import { LEDGER_FILE } from "./entry.js";
+import { hasValidMac } from "./mac.js";
 import { LedgerReader } from "./reader.js";
 
 export const RUNS_DIR = ".gantry/runs";
@@ -11,7 +12,12 @@ export interface RunLedger {
   runId: string;
   /** Relative to the project root, for messages. */
   file: string;
+  /** The entries whose MAC this repository's key confirms: the only ones that count as verdicts. */
   entries: LedgerEntry[];
+  /** Entries with a missing or wrong MAC (forged, or written with another key), in file order. */
+  forged: LedgerEntry[];
+  /** Every parsed entry, verified or not, in file order (for the table, which marks the forged). */
+  all: LedgerEntry[];
   skipped: number;
 }
 
@@ -25,17 +31,26 @@ export function listRuns(root: string): string[] {
     .sort();
 }
 
-/** Reads one run's ledger.jsonl once; a run that judged nothing yet has no entries. */
-export function readRunLedger(root: string, runId: string): RunLedger {
+/**
+ * Reads one run's ledger.jsonl once; a run that judged nothing yet has no entries. Without a key
+ * (this machine never wrote a ledger for the repository) no entry can be verified: all are `forged`.
+ */
+export function readRunLedger(root: string, runId: string, key: Buffer | undefined): RunLedger {
   const file = `${RUNS_DIR}/${runId}/${LEDGER_FILE}`;
   const reader = new LedgerReader(join(root, file));
-  const entries = reader.finish();
-  return { runId, file, entries, skipped: reader.skipped.length };
+  const entries: LedgerEntry[] = [];
+  const forged: LedgerEntry[] = [];
+  const all = reader.finish();
+  for (const entry of all) {
+    if (key !== undefined && hasValidMac(entry, key)) entries.push(entry);
+    else forged.push(entry);
+  }
+  return { runId, file, entries, forged, all, skipped: reader.skipped.length };
 }
 
 /** Every run's ledger, oldest run first. */
-export function readRunLedgers(root: string): RunLedger[] {
-  return listRuns(root).map((runId) => readRunLedger(root, runId));
+export function readRunLedgers(root: string, key: Buffer | undefined): RunLedger[] {
+  return listRuns(root).map((runId) => readRunLedger(root, runId, key));
 }
 
 /** All entries of the given ledgers in the order they were judged (by `at`; ties keep file order). */
@@ -51,4 +66,15 @@ export function skippedNotes(ledgers: RunLedger[]): string[] {
       (ledger) =>
         `gantry: skipped ${ledger.skipped} torn or unreadable line${ledger.skipped === 1 ? "" : "s"} in ${ledger.file}`,
     );
+}
+
+/** One stderr line per ledger with lines whose MAC is missing or wrong; they count as no verdict. */
+export function forgedNotes(ledgers: RunLedger[]): string[] {
+  return ledgers
+    .filter((ledger) => ledger.forged.length > 0)
+    .map((ledger) => {
+      const n = ledger.forged.length;
+      const lines = n === 1 ? "1 line" : `${n} lines`;
+      return `gantry: ${lines} in ${ledger.file} ${n === 1 ? "has" : "have"} no valid MAC (forged or written by another key); ignored`;
+    });
 }

@@ -1,5 +1,5 @@
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { AgentRegistry } from "../agents/registry.js";
 import { createEventBus } from "../bus/event-bus.js";
 import { InputError } from "../config/input-error.js";
@@ -95,7 +95,16 @@ export async function createRunContext(
     bus,
     git,
     agent,
-    stories: new StoryStore(setup.prdPath, setup.prd),
+    stories: new StoryStore(setup.prdPath, setup.prd, (changes) => {
+      const file = relative(root, setup.prdPath);
+      logger.warn(
+        { file, changes },
+        "prd.json edited during the run by something other than gantry; restored",
+      );
+      for (const change of changes) {
+        setup.warn(`gantry: ${file}: ${change} (during a run only gantry writes it)`);
+      }
+    }),
     verdicts: new VerdictBook(),
     logger,
     control,

@@ -151,6 +151,8 @@ async function walkStories(run: RunContext, options: RunOptions, walk: Walk): Pr
 }
 
 function finish(run: RunContext, options: RunOptions, walk: Walk, durationMs: number): number {
+  // An edit made after gantry's last write (a process outliving its session) is undone before the summary.
+  run.stories.settle();
   const summary = summarize(walk.outcomes, run.cost, durationMs);
   const exitCode = options.signal.aborted
     ? EXIT.interrupted

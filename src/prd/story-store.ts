@@ -1,17 +1,36 @@
+import { readFileSync } from "node:fs";
 import type { StoryStatus } from "../model/story.js";
-import { type LastWrite, type StoryPatch, saveStoryPatch } from "./save.js";
+import { writeJsonAtomic } from "../util/atomic-write.js";
+import { type PrdDocument, restoreOwned } from "./owned-prd.js";
+import { applyPatch, fileKey, keyOf, type StoryPatch } from "./save.js";
 import { type Prd, type Story, statusOf } from "./story.js";
 
-/** The run's view of the PRD: stories in memory, every change written back to prd.json at once. */
+/** Told what was put back when prd.json no longer held what gantry last wrote there. */
+export type OnRestore = (changes: string[]) => void;
+
+/**
+ * The run's view of the PRD: stories in memory, every change written back to prd.json at once.
+ * During the run prd.json is written only by gantry: the store keeps its own copy of the document
+ * (as loaded, plus its own patches), and whenever it finds the file is not the one it wrote last, at
+ * its next write or at `settle()`, it puts its copy back and reports what someone else changed.
+ */
 export class StoryStore {
   private readonly byId: Map<string, Story>;
-  private readonly lastWrite: LastWrite = {};
+  /** prd.json as gantry means it to be: the raw document loaded, with gantry's patches applied. */
+  private readonly owned: PrdDocument;
+  /** The stat key of the file gantry wrote last; while the file still has it, nobody else wrote. */
+  private writtenKey: string | undefined;
+  /** Stories someone added to the file during the run, as last kept. */
+  private added: Record<string, unknown>[] = [];
 
   constructor(
     readonly path: string,
     readonly prd: Prd,
+    private readonly onRestore: OnRestore = () => {},
   ) {
     this.byId = new Map(prd.userStories.map((s) => [s.id, s]));
+    this.owned = JSON.parse(readFileSync(path, "utf8")) as PrdDocument;
+    this.writtenKey = fileKey(path);
   }
 
   get(id: string): Story | undefined {
@@ -26,12 +45,46 @@ export class StoryStore {
   update(id: string, patch: StoryPatch): void {
     const story = this.byId.get(id);
     if (!story) return;
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === undefined) continue;
-      if (value === null) delete (story as Record<string, unknown>)[key];
-      else (story as Record<string, unknown>)[key] = value;
+    applyPatch(story as Record<string, unknown>, patch);
+    this.guard();
+    const owned = this.owned.userStories?.find((s) => s.id === id);
+    if (owned) applyPatch(owned, patch);
+    this.writtenKey = keyOf(writeJsonAtomic(this.path, this.document()));
+  }
+
+  /** Checks prd.json against gantry's copy now (the end of a run), restoring it if someone edited it. */
+  settle(): void {
+    if (this.guard()) this.writtenKey = keyOf(writeJsonAtomic(this.path, this.document()));
+  }
+
+  /**
+   * Compares the file with gantry's copy unless it is still the file gantry wrote last (the fast
+   * path: no read, no parse). Reports what someone else changed; true when the file must be rewritten.
+   */
+  private guard(): boolean {
+    if (this.writtenKey !== undefined && this.writtenKey === fileKey(this.path)) return false;
+    const { doc, changes } = this.restore();
+    this.added = (doc.userStories ?? []).slice(this.owned.userStories?.length ?? 0);
+    if (changes.length > 0) this.onRestore(changes);
+    return changes.length > 0;
+  }
+
+  /** What prd.json should hold: gantry's copy and the stories others added (kept, without status). */
+  private document(): PrdDocument {
+    return this.added.length === 0
+      ? this.owned
+      : { ...this.owned, userStories: [...(this.owned.userStories ?? []), ...this.added] };
+  }
+
+  private restore(): { doc: PrdDocument; changes: string[] } {
+    let found: unknown;
+    try {
+      found = JSON.parse(readFileSync(this.path, "utf8"));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const what = code === "ENOENT" ? "deleted" : code ? `unreadable (${code})` : "not valid JSON";
+      return { doc: this.owned, changes: [`the file was ${what}; restored`] };
     }
-    if (patch.status) story.passes = patch.status === "passed";
-    saveStoryPatch(this.path, id, patch, this.lastWrite);
+    return restoreOwned(this.owned, found);
   }
 }

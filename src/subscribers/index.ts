@@ -1,6 +1,7 @@
 import type { EventBus } from "../bus/event-bus.js";
 import type { Config } from "../config/schema.js";
 import type { VerdictBook } from "../ledger/book.js";
+import { ledgerKey } from "../ledger/key.js";
 import type { RunControl } from "../model/run-control.js";
 import type { Story } from "../prd/story.js";
 import type { NamedReporter } from "../reporters/types.js";
@@ -34,7 +35,12 @@ export interface SubscriberDeps {
  */
 export function wireSubscribers(bus: EventBus, deps: SubscriberDeps): () => void {
   const disposers = [
-    wireLedger(bus, { runDir: deps.runDir, feature: deps.feature, verdicts: deps.verdicts }),
+    wireLedger(bus, {
+      runDir: deps.runDir,
+      feature: deps.feature,
+      verdicts: deps.verdicts,
+      key: ledgerKey(deps.root).key,
+    }),
     wireEventsLog(bus, { runDir: deps.runDir }),
     wireRunLog(bus, deps.logger),
     wireHooks(bus, deps),

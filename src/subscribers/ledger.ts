@@ -3,6 +3,7 @@ import { join } from "node:path";
 import type { EventBus } from "../bus/event-bus.js";
 import type { VerdictBook } from "../ledger/book.js";
 import { GATE_OF_STRATEGY, LEDGER_FILE, VERDICT_OF_STATUS } from "../ledger/entry.js";
+import { signEntry } from "../ledger/mac.js";
 import type { EventOf } from "../model/events.js";
 import type { LedgerEntry, Verdict } from "../model/ledger.js";
 
@@ -10,13 +11,16 @@ import type { LedgerEntry, Verdict } from "../model/ledger.js";
  * Appends every gate verdict to ledger.jsonl as it is judged, keeps it in the run's VerdictBook (what
  * completion decides from), then announces it as `gate:verdict`.
  * Lines are written with one synchronous write each, so a crash leaves at worst one torn last line.
+ * Each line carries `mac`, an HMAC with the repository's key kept outside the tree (src/ledger/key.ts):
+ * `gantry ledger check` counts no line without it.
  */
 export function wireLedger(
   bus: EventBus,
-  options: { runDir: string; feature: string; verdicts: VerdictBook },
+  options: { runDir: string; feature: string; verdicts: VerdictBook; key: Buffer },
 ): () => void {
   const fd = openSync(join(options.runDir, LEDGER_FILE), "a");
-  const append = (entry: LedgerEntry) => {
+  const append = (unsigned: LedgerEntry) => {
+    const entry = signEntry(unsigned, options.key);
     writeSync(fd, `${JSON.stringify(entry)}\n`);
     options.verdicts.add(entry);
     bus.emit("gate:verdict", entry);

@@ -107,41 +107,43 @@ describe("the repository's state", { concurrency: 4 }, () => {
     assert.equal(existsSync(join(root, ".gantry/lock")), false);
   });
 
-  it("a prd.json edited while the run goes on (by the agent's session, and by the user while it sleeps) keeps every edit", async () => {
+  it("a prd.json edited by the user while the run goes on: loaded stories and top-level fields are restored and reported, an added story never arrives passed", async () => {
     const root = project({
-      "US-1": [
-        {
-          write: moduleWithTest("alpha", 2),
-          editPrd: { path: ".gantry/features/f/prd.json", from: "Story US-3", to: "Retitled by the session" },
-          sleepMs: 1_500,
-        },
-      ],
+      "US-1": [{ write: moduleWithTest("alpha", 2), sleepMs: 1_500 }],
       "US-2": [{ write: moduleWithTest("beta", 2) }],
       "US-3": [{ write: moduleWithTest("gamma", 2) }],
     });
     const running = startGantry(root, ["run", "--feature", "f"]);
-    await waitFor("the session's edit", () =>
-      readFileSync(prdFile(root), "utf8").includes("Retitled by the session"),
+    await waitFor(
+      "US-1 in progress",
+      () => JSON.parse(readFileSync(prdFile(root), "utf8")).userStories[0].status === "in-progress",
     );
-    // The user, meanwhile: another title, a field gantry does not know, and a note at the top level.
+    // The user, while the session sleeps (outside any session): another title, a field gantry does not
+    // know, a note at the top level, and a new story. During a run prd.json is gantry's (docs/security.md).
     const doc = JSON.parse(readFileSync(prdFile(root), "utf8"));
     doc.userStories[1].title = "Retitled by the user";
     doc.userStories[1].owner = "sam";
     doc.reviewedBy = "alex";
+    doc.userStories.push({ id: "US-4", title: "Added by the user", status: "passed" });
     writeFileSync(prdFile(root), JSON.stringify(doc, null, 2));
     const result = await running.done;
     assert.equal(result.code, 0, result.stderr + result.stdout);
     const final = JSON.parse(readFileSync(prdFile(root), "utf8"));
-    assert.equal(final.userStories[1].title, "Retitled by the user");
-    assert.equal(final.userStories[1].owner, "sam");
-    assert.equal(final.reviewedBy, "alex");
-    assert.equal(final.userStories[2].title, "Retitled by the session");
+    assert.equal(final.userStories[1].title, "Story US-2");
+    assert.equal("owner" in final.userStories[1], false);
+    assert.equal("reviewedBy" in final, false);
+    // Depending on where the edit lands, the story store (between sessions: US-4 kept without its status)
+    // or the post-session tamper check (during the session: the file put back whole) restores the file.
+    const added = final.userStories.find((s: { id: string }) => s.id === "US-4");
+    assert.ok(
+      added === undefined || (added.title === "Added by the user" && !("status" in added)),
+      result.stderr,
+    );
     assert.deepEqual(
-      final.userStories.map((s: { status: string }) => s.status),
+      final.userStories.slice(0, 3).map((s: { status: string }) => s.status),
       ["passed", "passed", "passed"],
     );
-    const committed = JSON.parse(git(root, "show", "HEAD:.gantry/features/f/prd.json"));
-    assert.equal(committed.userStories[1].title, "Retitled by the user", "the last commit carries the edits");
+    assert.match(result.stderr, /prd\.json/);
   });
 });
 

@@ -8,6 +8,8 @@ import { fileURLToPath } from "node:url";
 import { formatDetail } from "../../src/cli/ledger-table.js";
 import { openRepo } from "../../src/git/repo.js";
 import { describeGate, gateStates } from "../../src/ledger/gate-rule.js";
+import { ledgerKey } from "../../src/ledger/key.js";
+import { signEntry } from "../../src/ledger/mac.js";
 import { LedgerReader } from "../../src/ledger/reader.js";
 import type { LedgerEntry, Verdict } from "../../src/model/ledger.js";
 
@@ -22,7 +24,7 @@ const ENTRY = join(REPO, "src", "cli.ts");
 /** The environment for git and the CLI: nothing from whatever repository or hook the tests run under. */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("GIT_")));
-  return { ...env, GIT_CONFIG_NOSYSTEM: "1", HOME: work };
+  return { ...env, GIT_CONFIG_NOSYSTEM: "1", HOME: work, XDG_STATE_HOME: join(work, "state") };
 }
 
 function git(cwd: string, ...args: string[]): string {
@@ -43,8 +45,15 @@ interface Ran {
 
 /** `gantry ledger …` through the entry, as a real process (async, so tests can run side by side). */
 function gantry(cwd: string, ...args: string[]): Promise<Ran> {
+  return gantryWith({}, cwd, ...args);
+}
+
+function gantryWith(env: NodeJS.ProcessEnv, cwd: string, ...args: string[]): Promise<Ran> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ["--import", TSX, ENTRY, ...args], { cwd, env: cleanEnv() });
+    const child = spawn(process.execPath, ["--import", TSX, ENTRY, ...args], {
+      cwd,
+      env: { ...cleanEnv(), ...env },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
@@ -101,16 +110,29 @@ function entry(
   };
 }
 
+/** Appends entries as gantry's ledger writer does: each signed with the repository's key (created here). */
 function appendLedger(root: string, runId: string, entries: LedgerEntry[], tornTail?: string): void {
   const dir = join(root, ".gantry", "runs", runId);
   mkdirSync(dir, { recursive: true });
-  const text = entries.map((e) => `${JSON.stringify(e)}\n`).join("") + (tornTail ?? "");
+  const { key } = ledgerKey(root, cleanEnv());
+  const text = entries.map((e) => `${JSON.stringify(signEntry(e, key))}\n`).join("") + (tornTail ?? "");
   appendFileSync(join(dir, "ledger.jsonl"), text);
 }
 
+/** Entries as printed by --json, their MACs checked present and removed. */
+function unsigned(entries: LedgerEntry[]): LedgerEntry[] {
+  return entries.map(({ mac, ...entry }) => {
+    assert.match(mac ?? "", /^[0-9a-f]{64}$/);
+    return entry;
+  });
+}
+
+/** Writes and commits .gantry/config.json: `ledger check` reads the config committed at HEAD. */
 function writeConfig(root: string, config: Record<string, unknown>): void {
   mkdirSync(join(root, ".gantry"), { recursive: true });
   writeFileSync(join(root, ".gantry", "config.json"), JSON.stringify(config));
+  git(root, "add", ".gantry/config.json");
+  git(root, "commit", "-q", "-m", "config");
 }
 
 const verifyDetail = (passCount: number, failCount: number, status = "PASS") => ({
@@ -183,7 +205,7 @@ describe("gantry ledger", { concurrency: true }, () => {
   test("--json prints the entries as a JSON array", async () => {
     const ran = await gantry(root, "ledger", "--json", "--dir", root);
     assert.equal(ran.code, 0, ran.stderr);
-    assert.deepEqual(JSON.parse(ran.stdout), written);
+    assert.deepEqual(unsigned(JSON.parse(ran.stdout)), written);
   });
 
   test("an unknown --run is bad usage, one line, exit 2", async () => {
@@ -201,7 +223,7 @@ describe("gantry ledger", { concurrency: true }, () => {
     appendLedger(root, torn, entries, `{"v":1,"runId":"${torn}","feature":"checkout","storyId":"US-0`);
     const ran = await gantry(root, "ledger", "--json");
     assert.equal(ran.code, 0, ran.stderr);
-    assert.deepEqual(JSON.parse(ran.stdout), entries);
+    assert.deepEqual(unsigned(JSON.parse(ran.stdout)), entries);
     assert.equal(
       ran.stderr,
       `gantry: skipped 1 torn or unreadable line in .gantry/runs/${torn}/ledger.jsonl\n`,
@@ -225,7 +247,7 @@ describe("gantry ledger", { concurrency: true }, () => {
     );
     assert.match(
       check.stdout,
-      /\n {2}verify: no verdict for this tree\n {2}review: no verdict for this tree\n$/,
+      /\n {2}verify: no verdict for this tree\n {2}review: no verdict for this tree\n {2}mandatory gates from the defaults \(HEAD has no \.gantry\/config\.json\)\n$/,
     );
   });
 });
@@ -238,20 +260,30 @@ describe("gantry ledger check", { concurrency: true }, () => {
     const without = await gantry(root, "ledger", "check");
     assert.equal(without.code, 1);
     assert.match(without.stdout, /1 of 2 mandatory gates not passed/);
-    assert.match(without.stdout, /\n {2}review: no verdict for this tree\n$/);
+    assert.match(
+      without.stdout,
+      /\n {2}review: no verdict for this tree\n {2}mandatory gates from the defaults/,
+    );
+    // An edit to the working copy's config is not what the check reads: it cannot drop a gate.
+    mkdirSync(join(root, ".gantry"), { recursive: true });
+    writeFileSync(join(root, ".gantry", "config.json"), JSON.stringify({ gates: { mandatory: ["verify"] } }));
+    const uncommitted = await gantry(root, "ledger", "check");
+    assert.equal(uncommitted.code, 1, uncommitted.stdout);
+    assert.match(uncommitted.stdout, /review: no verdict for this tree/);
     writeConfig(root, { gates: { mandatory: ["verify"] } });
     const withConfig = await gantry(root, "ledger", "check");
     assert.equal(withConfig.code, 0, withConfig.stdout + withConfig.stderr);
-    assert.match(
-      withConfig.stdout,
-      /^gantry ledger check: every mandatory gate passed on tree \w{7} \(verify\)\n$/,
+    assert.equal(
+      withConfig.stdout.replace(/tree \w{7}/, "tree T"),
+      "gantry ledger check: every mandatory gate passed on tree T (verify)\n" +
+        "  mandatory gates from HEAD:.gantry/config.json\n",
     );
     writeConfig(root, { execution: { regression: { mode: "inline" } } });
     const inline = await gantry(root, "ledger", "check");
     assert.equal(inline.code, 1);
     assert.match(
       inline.stdout,
-      /review: no verdict for this tree\n {2}regression: no verdict for this tree\n$/,
+      /review: no verdict for this tree\n {2}regression: no verdict for this tree\n {2}mandatory gates from HEAD/,
     );
   });
 
@@ -270,7 +302,10 @@ describe("gantry ledger check", { concurrency: true }, () => {
     appendLedger(root, b, [entry(judged, b, "review", "fail", { storyId: "US-002" })]);
     const failed = await gantry(root, "ledger", "check");
     assert.equal(failed.code, 1);
-    assert.match(failed.stdout, /\n {2}review: fail \(run 20250301-120000-bbbb, story US-002\)\n$/);
+    assert.match(
+      failed.stdout,
+      /\n {2}review: fail \(run 20250301-120000-bbbb, story US-002\)\n {2}mandatory/,
+    );
 
     appendLedger(root, c, [
       entry(judged, c, "review", "not-applicable", { storyId: "US-003" }),
@@ -281,6 +316,9 @@ describe("gantry ledger check", { concurrency: true }, () => {
     assert.equal(json.stderr, "");
     const report = JSON.parse(json.stdout);
     assert.equal(report.ok, false);
+    assert.equal(report.gatesFrom, "HEAD:.gantry/config.json");
+    assert.equal(report.key, true);
+    assert.equal(report.unverified, 0);
     assert.equal(report.tree, judged.tree);
     assert.deepEqual(
       report.gates.map((g: { gate: string; ok: boolean; verdict: string }) => [g.gate, g.ok, g.verdict]),
@@ -309,6 +347,51 @@ describe("gantry ledger check", { concurrency: true }, () => {
     const other = await gantry(root, "ledger", "check", "--feature", "checkout");
     assert.equal(other.code, 1);
     assert.match(other.stdout, /verify: no verdict for this tree/);
+  });
+
+  test("lines without a valid MAC count for nothing: named on stderr, marked in the table", async () => {
+    const root = makeRepo();
+    writeConfig(root, { gates: { mandatory: ["verify"] } });
+    const judged = await judge(root);
+    const run = "20250301-150000-ffff";
+    appendLedger(root, run, [entry(judged, run, "verify", "fail")]);
+    const forged = [
+      entry(judged, run, "verify", "pass"),
+      { ...entry(judged, run, "verify", "pass"), mac: "0".repeat(64) },
+      signEntry(entry(judged, run, "verify", "pass"), Buffer.alloc(32, 7)),
+    ];
+    const file = join(root, ".gantry", "runs", run, "ledger.jsonl");
+    appendFileSync(file, forged.map((line) => `${JSON.stringify(line)}\n`).join(""));
+    const check = await gantry(root, "ledger", "check");
+    assert.equal(check.code, 1, check.stdout);
+    assert.match(check.stdout, /\n {2}verify: fail \(run 20250301-150000-ffff, story US-001\)\n/);
+    assert.equal(
+      check.stderr,
+      `gantry: 3 lines in .gantry/runs/${run}/ledger.jsonl have no valid MAC (forged or written by another key); ignored\n`,
+    );
+    const table = await gantry(root, "ledger");
+    assert.equal(table.code, 0);
+    assert.match(table.stdout, /: 1 verdict \(and 3 without a valid MAC, marked\)\n/);
+    assert.equal(table.stdout.match(/verify\s+pass \(NO VALID MAC\)/g)?.length, 3, table.stdout);
+
+    // A genuine pass, signed with this repository's key, is what counts.
+    appendLedger(root, run, [entry(judged, run, "verify", "pass")]);
+    assert.equal((await gantry(root, "ledger", "check")).code, 0);
+
+    // On a machine without the key (a fresh clone in CI) no line can be verified: the check says why.
+    const elsewhere = await gantryWith(
+      { XDG_STATE_HOME: join(work, "other-machine") },
+      root,
+      "ledger",
+      "check",
+    );
+    assert.equal(elsewhere.code, 1);
+    assert.match(elsewhere.stdout, /verify: no verdict for this tree\n {2}no ledger key for this repository/);
+    assert.match(elsewhere.stdout, /check the ledger on the machine that wrote it, or copy its key there/);
+    assert.match(
+      elsewhere.stderr,
+      /^gantry: 5 ledger lines ignored: no ledger key for this repository on this machine \(/,
+    );
   });
 
   test("outside a git repository: bad usage, exit 2", async () => {

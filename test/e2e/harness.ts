@@ -16,6 +16,10 @@ export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const CLI = join(REPO, "dist", "cli.js");
 export const BIOME = join(REPO, "node_modules", ".bin", "biome");
 const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
+/** Where the CLI keeps ledger keys in tests: this process's own directory, never the user's state. */
+export const TEST_STATE_HOME = process.env.XDG_STATE_HOME?.includes("gantry-test-state-")
+  ? process.env.XDG_STATE_HOME
+  : mkdtempSync(join(tmpdir(), "gantry-test-state-"));
 
 export interface AgentSession {
   write?: Record<string, string>;
@@ -112,7 +116,7 @@ export function git(root: string, ...args: string[]): string {
  * project's own `node --test` think it is nested and skip every file.
  */
 export function cliEnvironment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env, ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, XDG_STATE_HOME: TEST_STATE_HOME, ...extra };
   delete env.NODE_TEST_CONTEXT;
   return env;
 }

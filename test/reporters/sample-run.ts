@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -63,7 +64,12 @@ export function sampleBus(runDir: string): { bus: EventBus; faults: SubscriberFa
     onFault: (f) => faults.push(f),
     flushTimeoutMs: 2000,
   });
-  const dispose = wireLedger(bus, { runDir, feature: FEATURE, verdicts: new VerdictBook() });
+  const dispose = wireLedger(bus, {
+    runDir,
+    feature: FEATURE,
+    verdicts: new VerdictBook(),
+    key: randomBytes(32),
+  });
   return { bus, faults, dispose };
 }
 

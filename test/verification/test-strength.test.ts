@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import {
   lstatSync,
   mkdirSync,
@@ -92,7 +93,7 @@ async function harness(root: string, base: string, config: ConfigInput = {}): Pr
   bus.on("test-strength:result", "test", (event) => {
     events.push(event);
   });
-  wireLedger(bus, { runDir, feature: "math", verdicts: new VerdictBook() });
+  wireLedger(bus, { runDir, feature: "math", verdicts: new VerdictBook(), key: randomBytes(32) });
   const abort = new AbortController();
   const run = {
     runId,
