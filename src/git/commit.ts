@@ -15,7 +15,7 @@ export interface CommitPlan {
 }
 
 /**
- * Commits exactly the judged tree, plus gantry's own files (config, prd.json; never run files or the lock),
+ * Commits exactly the judged tree, plus gantry's own files as HEAD has them and the features' prd.json,
  * without staging the working tree again: commit-tree on that tree, then the branch moved only if it
  * still points where the judge saw it (compare-and-swap), with no hook run. The user's index is then
  * reset to the new commit. Returns the commit id; throws CommitMismatch when HEAD is not it afterwards.
@@ -23,20 +23,18 @@ export interface CommitPlan {
 export async function commitJudged(scope: TreeScope, plan: CommitPlan): Promise<string> {
   const gantry = `${scope.prefix}${GANTRY_DIR}`;
   scope.index.head = undefined;
+  // gantry's files as HEAD has them (config.json included: nobody's edit during the run is committed),
+  // then the features' prd.json files from disk, which only the story store writes (prd/story-store.ts).
+  const headGantry =
+    plan.judged.sha === UNBORN ? undefined : await treeAt(scope, `${plan.judged.sha}:${gantry}`);
   const tree = (
     await runGitSteps(
       scope.cwd,
       [
         { args: ["read-tree", "-m", "-i", plan.judged.tree] },
+        ...(headGantry ? [{ args: ["read-tree", `--prefix=${gantry}/`, headGantry] }] : []),
         {
-          args: [
-            "add",
-            "-A",
-            "--",
-            `:(top)${gantry}`,
-            `:(exclude,top)${gantry}/runs`,
-            `:(exclude,top)${gantry}/lock`,
-          ],
+          args: ["add", "-A", "--", `:(top,glob)${gantry}/features/*/prd.json`],
           tolerate: "are ignored by one of your .gitignore files",
         },
         { args: ["write-tree"] },
@@ -81,6 +79,18 @@ export async function commitJudged(scope: TreeScope, plan: CommitPlan): Promise<
       `HEAD is ${head?.slice(0, 12)} after gantry committed ${commit.slice(0, 12)}: a hook or another process moved the branch`,
     );
   return commit;
+}
+
+/** The tree object at `rev:path`, or undefined when there is none. */
+async function treeAt(scope: TreeScope, spec: string): Promise<string | undefined> {
+  try {
+    const id = (
+      await runGit(scope.cwd, ["rev-parse", "--verify", "-q", spec], scope.git.env)
+    ).trim();
+    return id || undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Who commits: the repository's own identity, as `git commit` would take it (the private git has no config). */

@@ -40,6 +40,7 @@ async function setup(): Promise<{ ctx: StoryContext; root: string; book: Verdict
     })),
   };
   write(root, ".gantry/features/f/prd.json", JSON.stringify(prd, null, 2));
+  write(root, ".gantry/config.json", "{}\n");
   git(root, "init", "-q", "-b", "main");
   git(root, "config", "user.email", "t@example.com");
   git(root, "config", "user.name", "t");
@@ -109,12 +110,14 @@ describe("completion", { concurrency: true }, () => {
     write(root, "src/b.js", "export const b = 2;\n");
     const judged = await verdict(ctx, book, "verify", "pass");
     await verdict(ctx, book, "review", "not-applicable");
+    write(root, ".gantry/config.json", '{ "gates": { "mandatory": [] } }\n');
     assert.deepEqual(await completionStage.execute(ctx), { action: "continue" });
     assert.equal(git(root, "rev-parse", "HEAD^"), base);
     assert.equal(git(root, "show", "HEAD:src/b.js"), "export const b = 2;");
     assert.ok(await ctx.run.git.sameContent("HEAD", judged.tree), "the commit holds the judged tree");
     assert.match(git(root, "show", "HEAD:.gantry/features/f/prd.json"), /"status": "passed"/);
-    assert.equal(git(root, "status", "--porcelain"), "", "the user's index follows the new commit");
+    assert.equal(git(root, "show", "HEAD:.gantry/config.json"), "{}", "an edit to the config is never committed");
+    assert.equal(git(root, "status", "--porcelain"), "M .gantry/config.json", "the user's index follows the new commit");
     assert.equal(ctx.run.state.data.committing, undefined);
     assert.equal(git(root, "log", "-1", "--format=%s"), "gantry(US-1): US-1");
   });
