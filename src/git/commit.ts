@@ -84,9 +84,7 @@ export async function commitJudged(scope: TreeScope, plan: CommitPlan): Promise<
 /** The tree object at `rev:path`, or undefined when there is none. */
 async function treeAt(scope: TreeScope, spec: string): Promise<string | undefined> {
   try {
-    const id = (
-      await runGit(scope.cwd, ["rev-parse", "--verify", "-q", spec], scope.git.env)
-    ).trim();
+    const id = (await runGit(scope.cwd, ["rev-parse", "--verify", "-q", spec], scope.git.env)).trim();
     return id || undefined;
   } catch {
     return undefined;

@@ -116,8 +116,16 @@ describe("completion", { concurrency: true }, () => {
     assert.equal(git(root, "show", "HEAD:src/b.js"), "export const b = 2;");
     assert.ok(await ctx.run.git.sameContent("HEAD", judged.tree), "the commit holds the judged tree");
     assert.match(git(root, "show", "HEAD:.gantry/features/f/prd.json"), /"status": "passed"/);
-    assert.equal(git(root, "show", "HEAD:.gantry/config.json"), "{}", "an edit to the config is never committed");
-    assert.equal(git(root, "status", "--porcelain"), "M .gantry/config.json", "the user's index follows the new commit");
+    assert.equal(
+      git(root, "show", "HEAD:.gantry/config.json"),
+      "{}",
+      "an edit to the config is never committed",
+    );
+    assert.equal(
+      git(root, "status", "--porcelain"),
+      "M .gantry/config.json",
+      "the user's index follows the new commit",
+    );
     assert.equal(ctx.run.state.data.committing, undefined);
     assert.equal(git(root, "log", "-1", "--format=%s"), "gantry(US-1): US-1");
   });
