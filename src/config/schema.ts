@@ -197,10 +197,10 @@ export const ConfigSchema = z
 export type Config = z.output<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 
-/** The gates that decide completion: configured, else verify, review, and regression when inline. */
+/** The gates that decide completion: configured, else verify, review, test-integrity, and regression when inline. */
 export function mandatoryGates(config: Config): string[] {
   if (config.gates.mandatory) return config.gates.mandatory;
-  const gates = ["verify", "review"];
+  const gates = ["verify", "review", "test-integrity"];
   if (config.execution.regression.mode === "inline") gates.push("regression");
   return gates;
 }
