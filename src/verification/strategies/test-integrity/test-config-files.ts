@@ -97,7 +97,7 @@ export function compareConfig(
       {
         file: path,
         ...(now.line ? { line: now.line } : {}),
-        evidence: `the test block of ${base} changed: ${clip(now.text || "(removed)")}`,
+        evidence: `the test block of ${base} changed: ${clip(normalize(now.text) || "(removed)")}`,
       },
     ];
   }
