@@ -33,7 +33,7 @@ export async function runTestIntegrity(
   options: { acceptanceCriteria: readonly string[] },
 ): Promise<TestIntegrityResult> {
   const judged: Judged = await ctx.run.git.judge();
-  const result = await judgeIntegrity(ctx, judged.tree, options.acceptanceCriteria);
+  const result = await judgeIntegrity(ctx, judged, options.acceptanceCriteria);
   ctx.run.bus.emit("test-integrity:result", {
     storyId: ctx.story.id,
     verdict: result.verdict,
@@ -48,10 +48,11 @@ export async function runTestIntegrity(
 
 export async function judgeIntegrity(
   ctx: StoryWork,
-  tree: string,
+  judged: Judged,
   criteria: readonly string[],
 ): Promise<TestIntegrityResult> {
   const { run } = ctx;
+  const { tree } = judged;
   const unborn = ctx.baseSha === UNBORN;
   const base = unborn ? EMPTY_TREE : ctx.baseSha;
   const changes = await treeChanges(run.root, base, tree);
@@ -97,6 +98,7 @@ export async function judgeIntegrity(
   const commands = await qualityCommandsChange({
     root: run.root,
     base: unborn ? undefined : ctx.baseSha,
+    head: judged.sha,
     loaded: run.config.quality.commands,
   });
   if (commands) found.push({ kind: "test-config-changed", ...commands });

@@ -166,7 +166,18 @@ describe("test configuration changes (real repositories)", () => {
     );
     // Committed by the agent itself: HEAD moved, but the base commit is still the story's.
     git(root, "commit", "-qam", "agent");
-    assert.match((await qualityCommandsChange({ root, base, loaded }))?.evidence ?? "", /echo 1 passed/);
+    const head = git(root, "rev-parse", "HEAD");
+    assert.match(
+      (await qualityCommandsChange({ root, base, head, loaded }))?.evidence ?? "",
+      /echo 1 passed/,
+    );
+    // ...and still found there when the file on disk was put back afterwards.
+    write(root, ".gantry/config.json", config("node --test test/"));
+    assert.match(
+      (await qualityCommandsChange({ root, base, head, loaded }))?.evidence ?? "",
+      /"echo 1 passed" \(committed at [0-9a-f]{12}\)$/,
+    );
+    assert.equal(await qualityCommandsChange({ root, base, loaded }), undefined);
     write(root, ".gantry/config.json", "{ not json");
     assert.match(
       (await qualityCommandsChange({ root, base, loaded }))?.evidence ?? "",

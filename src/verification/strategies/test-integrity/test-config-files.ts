@@ -181,34 +181,52 @@ function invokedScripts(command: string): string[] {
 }
 
 /**
- * `quality.commands` of `.gantry/config.json` now (the file on disk: it is not part of the judged tree)
- * against the base commit's. A difference counts only when the file also differs from the config this run
- * loaded at its start, so a user's own uncommitted edit made before the run is not the story's doing.
+ * `quality.commands` of `.gantry/config.json` now (the file on disk, and HEAD's copy when the story moved
+ * HEAD: neither is part of the judged tree) against the base commit's. A difference counts only when it
+ * also differs from the config this run loaded at its start, so a user's own uncommitted edit made before
+ * the run is not the story's doing.
  */
 export async function qualityCommandsChange(input: {
   root: string;
   base: string | undefined;
+  head?: string;
   loaded: unknown;
 }): Promise<ConfigFinding | undefined> {
   const file = ".gantry/config.json";
   const path = join(input.root, file);
-  const nowText = existsSync(path) ? readFileSync(path, "utf8") : undefined;
   const baseText = input.base ? await readAt(input.root, input.base, file) : undefined;
-  const now = commandsOf(nowText);
   const base = commandsOf(baseText);
-  if (canonical(now) === canonical(base) || canonical(now) === canonical(input.loaded ?? {}))
-    return undefined;
-  if (now === INVALID)
-    return { file, evidence: `${file} is no longer valid JSON: quality.commands cannot be read` };
-  const was = base === INVALID ? {} : stringRecord(base);
-  const is = stringRecord(now);
-  const keys = [...new Set([...Object.keys(was), ...Object.keys(is)])].sort().filter((k) => was[k] !== is[k]);
-  const parts = keys.map(
-    (key) =>
-      `quality.commands.${key}: ${JSON.stringify(was[key] ?? null)} → ${JSON.stringify(is[key] ?? null)}`,
-  );
-  const line = keys[0] ? lineOf(nowText ?? "", `"${keys[0]}"`, '"commands"') : undefined;
-  return { file, ...(line ? { line } : {}), evidence: parts.join("; ") || "quality.commands changed" };
+  const candidates: { text: string | undefined; where: string }[] = [
+    { text: existsSync(path) ? readFileSync(path, "utf8") : undefined, where: "" },
+  ];
+  if (input.head && input.head !== input.base) {
+    candidates.push({
+      text: await readAt(input.root, input.head, file),
+      where: ` (committed at ${input.head.slice(0, 12)})`,
+    });
+  }
+  for (const { text, where } of candidates) {
+    const now = commandsOf(text);
+    if (canonical(now) === canonical(base) || canonical(now) === canonical(input.loaded ?? {})) continue;
+    if (now === INVALID)
+      return { file, evidence: `${file}${where} is no longer valid JSON: quality.commands cannot be read` };
+    const was = base === INVALID ? {} : stringRecord(base);
+    const is = stringRecord(now);
+    const keys = [...new Set([...Object.keys(was), ...Object.keys(is)])]
+      .sort()
+      .filter((k) => was[k] !== is[k]);
+    const parts = keys.map(
+      (key) =>
+        `quality.commands.${key}: ${JSON.stringify(was[key] ?? null)} → ${JSON.stringify(is[key] ?? null)}`,
+    );
+    const line = keys[0] ? lineOf(text ?? "", `"${keys[0]}"`, '"commands"') : undefined;
+    return {
+      file,
+      ...(line ? { line } : {}),
+      evidence: `${parts.join("; ") || "quality.commands changed"}${where}`,
+    };
+  }
+  return undefined;
 }
 
 const INVALID = Symbol("invalid JSON");
