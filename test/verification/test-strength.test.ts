@@ -368,7 +368,7 @@ test("lib", () => assert.deepEqual([answer, lib.version], [42, 2]));
     assert.equal(off.ctx.verify, undefined, "with testStrength off, the passing verify stands");
     assert.deepEqual(
       off.ledger().map((e) => e.gate),
-      ["verify"],
+      ["verify", "test-integrity"],
     );
 
     const on = await harness(root, base, {
@@ -380,6 +380,7 @@ test("lib", () => assert.deepEqual([answer, lib.version], [42, 2]));
       on.ledger().map((e) => [e.gate, e.verdict]),
       [
         ["verify", "pass"],
+        ["test-integrity", "pass"],
         ["test-strength", "fail"],
       ],
     );
