@@ -182,7 +182,7 @@ export const ConfigSchema = z
         mandatory: z
           .array(z.enum(GATE_NAMES))
           .optional()
-          .describe("default: verify, review, and regression when inline"),
+          .describe("default: verify, review, test-integrity, and regression when inline"),
       })
       .prefault({}),
     hooks,
