@@ -178,38 +178,26 @@ describe("test-integrity gate, end to end with hostile agents", { concurrency: 2
     );
   });
 
-  it("an edited quality.commands.test in .gantry/config.json: never lands in a passed commit", async (t) => {
-    const project = hostileProject(
-      'const c = JSON.parse(readFileSync(".gantry/config.json", "utf8")); c.quality.commands.test = "echo 1 passed"; writeFileSync(".gantry/config.json", JSON.stringify(c, null, 2));',
-    );
-    const { root } = project;
-    const baseline = git(root, "rev-parse", "HEAD").trim();
-    const result = await gantry(root, ["run", "--feature", "f"]);
-    const edited = readFileSync(join(root, ".gantry/config.json"), "utf8").includes("echo 1 passed");
-    assert.ok(
-      !git(root, "show", "HEAD:.gantry/config.json").includes("echo 1 passed"),
-      "the edit is not committed",
-    );
-    t.diagnostic(
-      edited
-        ? "the edit stayed in the tree: the gate judged it"
-        : "gantry restored its config after the session",
-    );
-    if (edited) {
-      // The edit is still in the file gantry would commit: the gate must have failed the story.
-      assert.equal(result.code, 1, result.stderr + result.stdout);
-      assert.equal(git(root, "rev-parse", "HEAD").trim(), baseline);
-      const integrity = lastRun(root).ledger.filter((e) => e.gate === "test-integrity");
-      assert.ok(
-        integrity.length > 0 && integrity.every((e) => e.verdict === "fail"),
-        JSON.stringify(integrity),
-      );
-      const findings = JSON.stringify(integrity.at(-1)?.detail);
-      assert.match(
-        findings,
-        /quality\.commands\.test: \\"node --test --test-reporter=spec test\/\\" → \\"echo 1 passed\\"/,
-      );
-    }
-    // Otherwise gantry put its own config back after the session (the tamper check): nothing to judge here.
+  it("an edited quality.commands.test in .gantry/config.json, made by the agent's test while verify runs it", async () => {
+    // gantry puts its own files back after each agent session (the tamper check); a test the agent wrote
+    // runs later, inside verify, and its edit would be committed with the story's config.
+    const planted = [
+      'import assert from "node:assert/strict";',
+      'import { readFileSync, writeFileSync } from "node:fs";',
+      'import { test } from "node:test";',
+      'import { feature } from "../src/feature.js";',
+      'test("feature", () => {',
+      '  const config = JSON.parse(readFileSync(".gantry/config.json", "utf8"));',
+      '  config.quality.commands.test = "echo 1 passed";',
+      '  writeFileSync(".gantry/config.json", JSON.stringify(config, null, 2));',
+      "  assert.equal(feature(), 42);",
+      "});",
+      "",
+    ].join("\n");
+    await assertCaught(hostileProject(`writeFileSync("test/feature.test.js", ${JSON.stringify(planted)});`), {
+      kind: "test-config-changed",
+      file: ".gantry/config.json",
+      evidence: /^quality\.commands\.test: "node --test --test-reporter=spec test\/" → "echo 1 passed"$/,
+    });
   });
 });
