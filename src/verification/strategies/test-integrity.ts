@@ -5,8 +5,9 @@ import { testEnvironment } from "../env.js";
 import { familyOf, isTestFile } from "../test-conventions.js";
 import type { StoryWork } from "../workspace.js";
 import { allowingCriterion } from "./test-integrity/allowance.js";
+import { qualityCommandsChange } from "./test-integrity/gantry-commands.js";
 import { addedMarkers, hasMarkerRules } from "./test-integrity/markers.js";
-import { qualityCommandsChange, testConfigChanges } from "./test-integrity/test-config-files.js";
+import { testConfigChanges } from "./test-integrity/test-config-files.js";
 import { countTests, type FileCount } from "./test-integrity/test-counts.js";
 import { changedLines, EMPTY_TREE, treeChanges } from "./test-integrity/tree-diff.js";
 

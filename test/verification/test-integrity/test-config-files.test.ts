@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openRepo } from "../../../src/git/repo.js";
+import { qualityCommandsChange } from "../../../src/verification/strategies/test-integrity/gantry-commands.js";
 import {
-  qualityCommandsChange,
   testConfigChanges,
   testScripts,
 } from "../../../src/verification/strategies/test-integrity/test-config-files.js";

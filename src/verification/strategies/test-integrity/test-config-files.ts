@@ -1,5 +1,15 @@
-import { existsSync, readFileSync } from "node:fs";
-import { join, posix } from "node:path";
+import { posix } from "node:path";
+import {
+  canonical,
+  clip,
+  firstDifference,
+  lineOf,
+  normalize,
+  parseObject,
+  sectionOf,
+  stringRecord,
+  testBlock,
+} from "./config-text.js";
 import { readAt, type TreeChange } from "./tree-diff.js";
 
 /** A change to what defines or configures the test command, with where it shows. */
@@ -178,171 +188,4 @@ function invokedScripts(command: string): string[] {
     names.push(name === "t" || name === "tst" ? "test" : name);
   }
   return names;
-}
-
-/**
- * `quality.commands` of `.gantry/config.json` now (the file on disk, and HEAD's copy when the story moved
- * HEAD: neither is part of the judged tree) against the base commit's. A difference counts only when it
- * also differs from the config this run loaded at its start, so a user's own uncommitted edit made before
- * the run is not the story's doing.
- */
-export async function qualityCommandsChange(input: {
-  root: string;
-  base: string | undefined;
-  head?: string;
-  loaded: unknown;
-}): Promise<ConfigFinding | undefined> {
-  const file = ".gantry/config.json";
-  const path = join(input.root, file);
-  const baseText = input.base ? await readAt(input.root, input.base, file) : undefined;
-  const base = commandsOf(baseText);
-  const candidates: { text: string | undefined; where: string }[] = [
-    { text: existsSync(path) ? readFileSync(path, "utf8") : undefined, where: "" },
-  ];
-  if (input.head && input.head !== input.base) {
-    candidates.push({
-      text: await readAt(input.root, input.head, file),
-      where: ` (committed at ${input.head.slice(0, 12)})`,
-    });
-  }
-  for (const { text, where } of candidates) {
-    const now = commandsOf(text);
-    if (canonical(now) === canonical(base) || canonical(now) === canonical(input.loaded ?? {})) continue;
-    if (now === INVALID)
-      return { file, evidence: `${file}${where} is no longer valid JSON: quality.commands cannot be read` };
-    const was = base === INVALID ? {} : stringRecord(base);
-    const is = stringRecord(now);
-    const keys = [...new Set([...Object.keys(was), ...Object.keys(is)])]
-      .sort()
-      .filter((k) => was[k] !== is[k]);
-    const parts = keys.map(
-      (key) =>
-        `quality.commands.${key}: ${JSON.stringify(was[key] ?? null)} → ${JSON.stringify(is[key] ?? null)}`,
-    );
-    const line = keys[0] ? lineOf(text ?? "", `"${keys[0]}"`, '"commands"') : undefined;
-    return {
-      file,
-      ...(line ? { line } : {}),
-      evidence: `${parts.join("; ") || "quality.commands changed"}${where}`,
-    };
-  }
-  return undefined;
-}
-
-const INVALID = Symbol("invalid JSON");
-
-function commandsOf(text: string | undefined): unknown {
-  if (text === undefined) return {};
-  const config = parseObject(text);
-  if (!config) return INVALID;
-  const quality = config.quality as Record<string, unknown> | undefined;
-  return (quality && typeof quality === "object" ? quality.commands : undefined) ?? {};
-}
-
-function parseObject(text: string): Record<string, unknown> | undefined {
-  try {
-    const value = JSON.parse(text) as unknown;
-    return value && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function stringRecord(value: unknown): Record<string, string> {
-  if (!value || typeof value !== "object") return {};
-  return Object.fromEntries(
-    Object.entries(value as Record<string, unknown>).map(([key, v]) => [
-      key,
-      typeof v === "string" ? v : JSON.stringify(v),
-    ]),
-  );
-}
-
-/** JSON with object keys sorted, so key order is not a change. */
-function canonical(value: unknown): string {
-  if (value === INVALID) return "<invalid>";
-  return (
-    JSON.stringify(value, (_key, v: unknown) =>
-      v && typeof v === "object" && !Array.isArray(v)
-        ? Object.fromEntries(
-            Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : 1)),
-          )
-        : v,
-    ) ?? "undefined"
-  );
-}
-
-/** The lines of the sections whose header satisfies `wanted` (INI / TOML), header lines included. */
-function sectionOf(
-  text: string,
-  wanted: (name: string) => boolean,
-): { text: string; lines: string[]; start: number; header?: string } {
-  const lines: string[] = [];
-  let start = 0;
-  let header: string | undefined;
-  let inside = false;
-  text.split("\n").forEach((raw, index) => {
-    const match = /^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:[#;].*)?$/.exec(raw);
-    if (match) {
-      inside = wanted((match[1] ?? "").replaceAll('"', ""));
-      if (inside && start === 0) {
-        start = index + 1;
-        header = raw.trim();
-      }
-    }
-    if (inside) lines.push(raw.trimEnd());
-  });
-  return { text: lines.join("\n"), lines, start, ...(header ? { header } : {}) };
-}
-
-/** The `test: { … }` object of a vite config, by brace matching outside strings; empty when there is none. */
-function testBlock(text: string): { text: string; line?: number } {
-  const found = /\btest\s*:\s*\{/.exec(text);
-  if (!found) return { text: "" };
-  const open = found.index + found[0].length - 1;
-  let depth = 0;
-  let quote: string | undefined;
-  for (let i = open; i < text.length; i++) {
-    const c = text[i];
-    if (quote) {
-      if (c === "\\") i++;
-      else if (c === quote) quote = undefined;
-      continue;
-    }
-    if (c === '"' || c === "'" || c === "`") quote = c;
-    else if (c === "{") depth++;
-    else if (c === "}" && --depth === 0) {
-      return { text: text.slice(found.index, i + 1), line: text.slice(0, found.index).split("\n").length };
-    }
-  }
-  return { text: text.slice(found.index), line: text.slice(0, found.index).split("\n").length };
-}
-
-function firstDifference(was: string[], now: string[]): { index: number; line: number; text: string } {
-  const length = Math.max(was.length, now.length);
-  for (let i = 0; i < length; i++) {
-    if ((was[i] ?? "").trimEnd() !== (now[i] ?? "").trimEnd()) {
-      const text =
-        now[i] !== undefined ? clip(now[i]?.trim() ?? "") : `(removed: ${clip(was[i]?.trim() ?? "")})`;
-      return { index: i, line: i + 1, text };
-    }
-  }
-  return { index: 0, line: 1, text: "(whitespace)" };
-}
-
-/** 1-based line of the first `needle` after `after` (when given) in `text`. */
-function lineOf(text: string, needle: string, after?: string): number | undefined {
-  const from = after ? text.indexOf(after) : 0;
-  const at = text.indexOf(needle, Math.max(from, 0));
-  return at < 0 ? undefined : text.slice(0, at).split("\n").length;
-}
-
-function normalize(text: string): string {
-  return text.replace(/\s+/g, " ").trim();
-}
-
-function clip(text: string): string {
-  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
 }
