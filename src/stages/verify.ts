@@ -25,7 +25,13 @@ export const verifyStage: Stage = {
     if (result.success) {
       // Judged on every scoped pass, so each tree completion may commit has a verdict. A fail goes to
       // rectify with the evidence (it can restore a test or drop a skip) only while the gate is mandatory.
-      const integrity = await runTestIntegrity(ctx, { acceptanceCriteria: ctx.story.acceptanceCriteria });
+      const judged = ctx.run.verdicts.entries.findLast(
+        (e) => e.storyId === ctx.story.id && e.gate === "verify",
+      );
+      const integrity = await runTestIntegrity(ctx, {
+        acceptanceCriteria: ctx.story.acceptanceCriteria,
+        ...(judged ? { judged: { sha: judged.sha, tree: judged.tree } } : {}),
+      });
       if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
       if (integrity.verdict === "fail" && ctx.run.mandatoryGates.includes("test-integrity")) {
         failed = integrityFailure(result, integrity, ctx.baseSha);

@@ -54,6 +54,9 @@ function hostileProject(actions: string, criteria?: string[]): { root: string; p
   return { root, prompts };
 }
 
+/** A hostile run takes a few seconds; on a shared 2-core machine under heavy load it has taken ~55 s. */
+const LOADED_MACHINE_MS = 180_000;
+
 const BASE_TEST = [
   'import assert from "node:assert/strict";',
   'import { test } from "node:test";',
@@ -77,7 +80,7 @@ async function assertCaught(
 ): Promise<void> {
   const { root } = project;
   const baseline = git(root, "rev-parse", "HEAD").trim();
-  const result = await gantry(root, ["run", "--feature", "f"]);
+  const result = await gantry(root, ["run", "--feature", "f"], { timeoutMs: LOADED_MACHINE_MS });
   assert.equal(result.code, 1, result.stderr + result.stdout);
   assert.notEqual(prdStories(root)["US-1"]?.status, "passed");
   assert.equal(git(root, "rev-parse", "HEAD").trim(), baseline, "nothing was committed");
@@ -108,7 +111,7 @@ describe("test-integrity gate, end to end with hostile agents", { concurrency: 2
         `writeFileSync("test/base.test.js", ${JSON.stringify(`${BASE_TEST}test("base is odd", () => assert.equal(base % 2, 1));\n`)});`,
       ].join("\n"),
     );
-    const result = await gantry(project.root, ["run", "--feature", "f"]);
+    const result = await gantry(project.root, ["run", "--feature", "f"], { timeoutMs: LOADED_MACHINE_MS });
     assert.equal(result.code, 0, result.stderr + result.stdout);
     assert.equal(prdStories(project.root)["US-1"]?.status, "passed");
     const integrity = lastRun(project.root).ledger.filter((e) => e.gate === "test-integrity");

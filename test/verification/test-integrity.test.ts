@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import {
   mkdirSync,
   mkdtempSync,
@@ -80,7 +81,8 @@ async function harness(root: string, base: string, criteria: string[] = [], conf
   const runDir = join(root, ".gantry", "runs", runId);
   mkdirSync(runDir, { recursive: true });
   const bus = createEventBus({ runId });
-  wireLedger(bus, { runDir, feature: "math", verdicts: new VerdictBook() });
+  const verdicts = new VerdictBook();
+  wireLedger(bus, { runDir, feature: "math", verdicts, key: randomBytes(32) });
   const run = {
     runId,
     feature: "math",
@@ -90,6 +92,7 @@ async function harness(root: string, base: string, criteria: string[] = [], conf
       quality: { commands: { test: "node --test --test-reporter=spec test/", testScoped: SCOPED } },
       ...config,
     }),
+    verdicts,
     mandatoryGates: ["verify", "review", "test-integrity"],
     bus,
     git: await openRepo(root),
@@ -260,6 +263,7 @@ describe("test-integrity gate", () => {
         ["test-integrity", "fail"],
       ],
     );
+    assert.equal(ledger()[1]?.tree, ledger()[0]?.tree, "judged on the tree verify judged");
   });
 });
 

@@ -31,9 +31,13 @@ export interface TestIntegrityResult {
  */
 export async function runTestIntegrity(
   ctx: StoryWork,
-  options: { acceptanceCriteria: readonly string[] },
+  options: {
+    acceptanceCriteria: readonly string[];
+    /** The tree the verify before it judged (one working-tree scan fewer); judged afresh without it. */
+    judged?: Judged;
+  },
 ): Promise<TestIntegrityResult> {
-  const judged: Judged = await ctx.run.git.judge();
+  const judged: Judged = options.judged ?? (await ctx.run.git.judge());
   const result = await judgeIntegrity(ctx, judged, options.acceptanceCriteria);
   ctx.run.bus.emit("test-integrity:result", {
     storyId: ctx.story.id,
