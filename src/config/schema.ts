@@ -182,7 +182,7 @@ export const ConfigSchema = z
         mandatory: z
           .array(z.enum(GATE_NAMES))
           .optional()
-          .describe("default: verify, review, and regression when inline"),
+          .describe("default: verify, review, test-integrity, and regression when inline"),
       })
       .prefault({}),
     hooks,
@@ -197,10 +197,10 @@ export const ConfigSchema = z
 export type Config = z.output<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 
-/** The gates that decide completion: configured, else verify, review, and regression when inline. */
+/** The gates that decide completion: configured, else verify, review, test-integrity, and regression when inline. */
 export function mandatoryGates(config: Config): string[] {
   if (config.gates.mandatory) return config.gates.mandatory;
-  const gates = ["verify", "review"];
+  const gates = ["verify", "review", "test-integrity"];
   if (config.execution.regression.mode === "inline") gates.push("regression");
   return gates;
 }

@@ -6,6 +6,14 @@ import type { StageName, StageResult } from "./stage.js";
 import type { StorySummary } from "./story.js";
 import type { TestFailure, VerifyResult, VerifyStatus, VerifyStrategy } from "./verify.js";
 
+/** One piece of evidence of the test-integrity gate: what the story did to the tests, and where. */
+export interface TestIntegrityFinding {
+  kind: "test-deleted" | "test-renamed-away" | "marker-added" | "fewer-tests" | "test-config-changed";
+  file: string;
+  line?: number;
+  evidence: string;
+}
+
 interface AgentCall {
   storyId: string;
   role: AgentRole;
@@ -77,6 +85,18 @@ export interface EventPayloads {
     changes: { what: string; restored: boolean }[];
     judged: Judged;
     attempt: number;
+  };
+  /** The test-integrity gate: the story's tests and test configuration against its base commit. */
+  "test-integrity:result": {
+    storyId: string;
+    verdict: Verdict;
+    /** What fails the gate. */
+    findings: TestIntegrityFinding[];
+    /** Findings an acceptance criterion allows, with that criterion. */
+    allowed: (TestIntegrityFinding & { allowedBy: string })[];
+    judged: Judged;
+    attempt: number;
+    reason?: string;
   };
   "autofix:attempt": { storyId: string; fixType: string; command: string };
   "escalation:tier-change": {

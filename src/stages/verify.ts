@@ -2,7 +2,9 @@ import { CONTINUE } from "../model/stage.js";
 import type { VerifyResult } from "../model/verify.js";
 import { runVerification } from "../verification/orchestrator.js";
 import { scopedTestCommand } from "../verification/scope.js";
+import { runTestIntegrity } from "../verification/strategies/test-integrity.js";
 import { runTestStrength, type TestStrengthResult } from "../verification/strategies/test-strength.js";
+import { integrityFailure } from "./integrity-feedback.js";
 import type { Stage } from "./stage.js";
 
 /** Scoped tests through the verification orchestrator. A failure is left for rectify; verify itself continues. */
@@ -20,7 +22,22 @@ export const verifyStage: Stage = {
     });
     if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
     let failed = result.success ? undefined : result;
-    if (result.success && ctx.run.config.verify.testStrength) {
+    if (result.success) {
+      // Judged on every scoped pass, so each tree completion may commit has a verdict. A fail goes to
+      // rectify with the evidence (it can restore a test or drop a skip) only while the gate is mandatory.
+      const judged = ctx.run.verdicts.entries.findLast(
+        (e) => e.storyId === ctx.story.id && e.gate === "verify",
+      );
+      const integrity = await runTestIntegrity(ctx, {
+        acceptanceCriteria: ctx.story.acceptanceCriteria,
+        ...(judged ? { judged: { sha: judged.sha, tree: judged.tree } } : {}),
+      });
+      if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
+      if (integrity.verdict === "fail" && ctx.run.mandatoryGates.includes("test-integrity")) {
+        failed = integrityFailure(result, integrity, ctx.baseSha);
+      }
+    }
+    if (!failed && result.success && ctx.run.config.verify.testStrength) {
       const strength = await runTestStrength(ctx);
       if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
       // Tests that pass without the change go to rectify like failing ones; the verdict is already in the
@@ -41,6 +58,9 @@ function weakTests(passed: VerifyResult, strength: TestStrengthResult, baseSha: 
     name: "test-strength",
     message: "passes without the story's production change; it does not exercise it",
   }));
+  // A story that only deleted or skipped tests has no weak file to name: the reason says what it did.
+  if (failures.length === 0)
+    failures.push({ file: "", name: "test-strength", message: strength.reason ?? "" });
   return {
     ...passed,
     status: "TEST_FAILURE",

@@ -30,7 +30,8 @@ export function wireLedger(
       | EventOf<"verify:result">
       | EventOf<"review:result">
       | EventOf<"test-strength:result">
-      | EventOf<"tamper:result">,
+      | EventOf<"tamper:result">
+      | EventOf<"test-integrity:result">,
     gate: string,
     verdict: Verdict,
     detail: Record<string, unknown>,
@@ -81,9 +82,19 @@ export function wireLedger(
   const offTamper = bus.on("tamper:result", "ledger", (event) => {
     append(entry(event, "tamper", event.verdict, { role: event.role, changes: event.changes }));
   });
+  const offIntegrity = bus.on("test-integrity:result", "ledger", (event) => {
+    append(
+      entry(event, "test-integrity", event.verdict, {
+        findings: event.findings,
+        ...(event.allowed.length > 0 ? { allowed: event.allowed } : {}),
+        ...(event.reason ? { reason: event.reason } : {}),
+      }),
+    );
+  });
   return () => {
     offTamper();
     offVerify();
+    offIntegrity();
     offReview();
     offStrength();
     closeSync(fd);

@@ -243,11 +243,11 @@ describe("gantry ledger", { concurrency: true }, () => {
     assert.equal(check.code, 1);
     assert.match(
       check.stdout,
-      /2 of 2 mandatory gates not passed on tree \w{7}; no runs under \.gantry\/runs\//,
+      /3 of 3 mandatory gates not passed on tree \w{7}; no runs under \.gantry\/runs\//,
     );
     assert.match(
       check.stdout,
-      /\n {2}verify: no verdict for this tree\n {2}review: no verdict for this tree\n {2}mandatory gates from the defaults \(HEAD has no \.gantry\/config\.json\)\n$/,
+      /\n {2}verify: no verdict for this tree\n {2}review: no verdict for this tree\n {2}test-integrity: no verdict for this tree\n {2}mandatory gates from the defaults \(HEAD has no \.gantry\/config\.json\)\n$/,
     );
   });
 });
@@ -259,10 +259,10 @@ describe("gantry ledger check", { concurrency: true }, () => {
     appendLedger(root, run, [entry(await judge(root), run, "verify", "pass")]);
     const without = await gantry(root, "ledger", "check");
     assert.equal(without.code, 1);
-    assert.match(without.stdout, /1 of 2 mandatory gates not passed/);
+    assert.match(without.stdout, /2 of 3 mandatory gates not passed/);
     assert.match(
       without.stdout,
-      /\n {2}review: no verdict for this tree\n {2}mandatory gates from the defaults/,
+      /\n {2}review: no verdict for this tree\n {2}test-integrity: no verdict for this tree\n {2}mandatory gates from the defaults/,
     );
     // An edit to the working copy's config is not what the check reads: it cannot drop a gate.
     mkdirSync(join(root, ".gantry"), { recursive: true });
@@ -283,7 +283,7 @@ describe("gantry ledger check", { concurrency: true }, () => {
     assert.equal(inline.code, 1);
     assert.match(
       inline.stdout,
-      /review: no verdict for this tree\n {2}regression: no verdict for this tree\n {2}mandatory gates from HEAD/,
+      /review: no verdict for this tree\n {2}test-integrity: no verdict for this tree\n {2}regression: no verdict for this tree\n {2}mandatory gates from HEAD/,
     );
   });
 
@@ -418,7 +418,11 @@ async function exerciseHook(root: string): Promise<void> {
   git(root, "add", "src/app.js");
   const judged = await judge(root);
   const [a, b, c] = ["20250401-090000-aaaa", "20250401-100000-bbbb", "20250401-110000-cccc"];
-  appendLedger(root, a, [entry(judged, a, "verify", "pass"), entry(judged, a, "review", "fail")]);
+  appendLedger(root, a, [
+    entry(judged, a, "verify", "pass"),
+    entry(judged, a, "test-integrity", "pass"),
+    entry(judged, a, "review", "fail"),
+  ]);
 
   const before = head();
   const blocked = tryGit(root, "commit", "-q", "-m", "answer 42");
@@ -430,7 +434,10 @@ async function exerciseHook(root: string): Promise<void> {
   const allowed = tryGit(root, "commit", "-q", "-m", "answer 42");
   assert.equal(allowed.code, 0, allowed.output);
   assert.notEqual(head(), before);
-  assert.match(allowed.output, /every mandatory gate passed on tree \w{7} \(verify, review\)/);
+  assert.match(
+    allowed.output,
+    /every mandatory gate passed on tree \w{7} \(verify, review, test-integrity\)/,
+  );
 
   // The pass was for the tree before this edit: it does not count for the edit (`commit -a` runs the
   // hook with git's temporary index, which must not matter either).
@@ -452,7 +459,11 @@ async function exerciseHook(root: string): Promise<void> {
   // committing only part of it (as after `git add -p`) is allowed.
   writeFileSync(join(root, "src", "other.js"), "export const other = 1;\n");
   const whole = await judge(root);
-  appendLedger(root, c, [entry(whole, c, "verify", "pass"), entry(whole, c, "review", "not-applicable")]);
+  appendLedger(root, c, [
+    entry(whole, c, "verify", "pass"),
+    entry(whole, c, "review", "not-applicable"),
+    entry(whole, c, "test-integrity", "not-applicable"),
+  ]);
   git(root, "add", "src/app.js");
   const partial = tryGit(root, "commit", "-q", "-m", "answer 43, other.js left out");
   assert.equal(partial.code, 0, partial.output);

@@ -20,14 +20,14 @@ describe("config loading", () => {
     assert.equal(config.execution.maxStageRetries, 5);
     assert.equal(config.execution.regression.mode, "deferred");
     assert.deepEqual(config.routing.tiers, ["fast", "balanced", "powerful"]);
-    assert.deepEqual(mandatoryGates(config), ["verify", "review"]);
+    assert.deepEqual(mandatoryGates(config), ["verify", "review", "test-integrity"]);
   });
 
   it("adds regression to the mandatory gates when it runs inline, and CLI overrides win", () => {
     const config = loadConfig(projectWith('{"execution": {"regression": {"mode": "deferred"}}}'), {
       regressionMode: "inline",
     });
-    assert.deepEqual(mandatoryGates(config), ["verify", "review", "regression"]);
+    assert.deepEqual(mandatoryGates(config), ["verify", "review", "test-integrity", "regression"]);
   });
 
   it("rejects unknown keys naming the path", () => {

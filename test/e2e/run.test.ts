@@ -49,7 +49,12 @@ describe("gantry run, end to end", { concurrency: 2 }, () => {
     assert.equal(git(root, "status", "--porcelain", "--", "src", "test"), "");
     const { ledger, events } = lastRun(root);
     const verdicts = ledger.map((e) => `${e.storyId}:${e.gate}:${e.verdict}`);
-    assert.deepEqual(verdicts, ["US-1:verify:pass", "US-1:review:pass", "*:regression:pass"]);
+    assert.deepEqual(verdicts, [
+      "US-1:verify:pass",
+      "US-1:test-integrity:pass",
+      "US-1:review:pass",
+      "*:regression:pass",
+    ]);
     const committedTree = git(root, "rev-parse", "HEAD^{tree}").trim();
     assert.ok(ledger.every((e) => typeof e.tree === "string" && (e.tree as string).length === 40));
     assert.notEqual(

@@ -93,7 +93,8 @@ async function harness(root: string, base: string, config: ConfigInput = {}): Pr
   bus.on("test-strength:result", "test", (event) => {
     events.push(event);
   });
-  wireLedger(bus, { runDir, feature: "math", verdicts: new VerdictBook(), key: randomBytes(32) });
+  const verdicts = new VerdictBook();
+  wireLedger(bus, { runDir, feature: "math", verdicts, key: randomBytes(32) });
   const abort = new AbortController();
   const run = {
     runId,
@@ -104,6 +105,7 @@ async function harness(root: string, base: string, config: ConfigInput = {}): Pr
       quality: { commands: { test: "node --test --test-reporter=spec", testScoped: SCOPED } },
       ...config,
     }),
+    verdicts,
     mandatoryGates: ["verify"],
     bus,
     git: await openRepo(root),
@@ -368,7 +370,7 @@ test("lib", () => assert.deepEqual([answer, lib.version], [42, 2]));
     assert.equal(off.ctx.verify, undefined, "with testStrength off, the passing verify stands");
     assert.deepEqual(
       off.ledger().map((e) => e.gate),
-      ["verify"],
+      ["verify", "test-integrity"],
     );
 
     const on = await harness(root, base, {
@@ -380,6 +382,7 @@ test("lib", () => assert.deepEqual([answer, lib.version], [42, 2]));
       on.ledger().map((e) => [e.gate, e.verdict]),
       [
         ["verify", "pass"],
+        ["test-integrity", "pass"],
         ["test-strength", "fail"],
       ],
     );

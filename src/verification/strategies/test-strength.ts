@@ -6,14 +6,13 @@ import type { EventPayloads } from "../../model/events.js";
 import type { Judged, Verdict } from "../../model/ledger.js";
 import type { VerifyStatus } from "../../model/verify.js";
 import { testEnvironment } from "../env.js";
-import { execCommand } from "../executor.js";
-import { parseTestOutput } from "../parsers/registry.js";
 import { SKIPPED_DIRS } from "../project-files.js";
-import { scopedCommand } from "../smart-runner.js";
-import { judgeStatus } from "../status.js";
 import { isTestFile } from "../test-conventions.js";
 import type { StoryWork } from "../workspace.js";
 import { addScratchWorktree, type ScratchWorktree } from "./scratch-worktree.js";
+import { runTestFile } from "./test-file-run.js";
+import { addedMarkers } from "./test-integrity/markers.js";
+import { changedLines } from "./test-integrity/tree-diff.js";
 
 export type TestStrengthFile = EventPayloads["test-strength:result"]["files"][number];
 export type TestStrengthOutcome = TestStrengthFile["outcome"];
@@ -49,7 +48,7 @@ const TEST_SIDE_DIRS = new Set([
 export async function runTestStrength(ctx: StoryWork): Promise<TestStrengthResult> {
   const { run } = ctx;
   const judged: Judged = await run.git.judge();
-  const result = await judgeStrength(ctx);
+  const result = await judgeStrength(ctx, judged.tree);
   run.bus.emit("test-strength:result", {
     storyId: ctx.story.id,
     verdict: result.verdict,
@@ -61,7 +60,7 @@ export async function runTestStrength(ctx: StoryWork): Promise<TestStrengthResul
   return result;
 }
 
-async function judgeStrength(ctx: StoryWork): Promise<TestStrengthResult> {
+async function judgeStrength(ctx: StoryWork, tree: string): Promise<TestStrengthResult> {
   const { run } = ctx;
   const template = run.config.quality.commands.testScoped;
   if (!template) {
@@ -77,9 +76,18 @@ async function judgeStrength(ctx: StoryWork): Promise<TestStrengthResult> {
   );
   const present = changed.filter((file) => isRegularFile(join(run.root, file)));
   const tests = present.filter(isTestFile);
-  if (tests.length === 0) return notApplicable("the story added or changed no test file");
   const production = changed.filter((file) => !isTestSide(file));
-  if (production.length === 0) {
+  if (tests.length === 0 || production.length === 0) {
+    // Deleting or skipping tests is not "no test to judge": it is the weakest test change there is.
+    const weakened = await deletedOrSkipped(run.root, ctx.baseSha, tree, changed, tests);
+    if (weakened.length > 0) {
+      return {
+        verdict: "fail",
+        files: [],
+        reason: `the story only deleted or skipped tests (${weakened.join("; ")}): no test of it exercises a change`,
+      };
+    }
+    if (tests.length === 0) return notApplicable("the story added or changed no test file");
     return notApplicable("the story changed only test code: there is no production change to exercise");
   }
 
@@ -122,7 +130,7 @@ async function judgeStrength(ctx: StoryWork): Promise<TestStrengthResult> {
           notRun(file, `the gate's time budget (quality.timeoutSeconds, ${budgetMs / 1000}s) was used up`),
         );
       } else {
-        judgedFiles.push(await runOne(file, scopedCommand(template, [file]), worktree.projectDir, left, env));
+        judgedFiles.push(await runOne(file, template, worktree.projectDir, left, env));
       }
     }
     return aggregate([...judgedFiles, ...files]);
@@ -132,16 +140,14 @@ async function judgeStrength(ctx: StoryWork): Promise<TestStrengthResult> {
 
   async function runOne(
     file: string,
-    command: string,
+    template: string,
     cwd: string,
     timeoutMs: number,
     env: NodeJS.ProcessEnv,
   ): Promise<TestStrengthFile> {
-    const outcome = await execCommand({ command, cwd, timeoutMs, signal: run.signal, env });
-    if (outcome.aborted) return notRun(file, "interrupted");
-    const parsed = parseTestOutput(outcome.output);
-    const { status, reason } = judgeStatus(parsed, outcome);
-    return judgeFile(file, status, reason, parsed.passed);
+    const ran = await runTestFile({ template, file, cwd, timeoutMs, env, signal: run.signal });
+    if (ran.aborted) return notRun(file, "interrupted");
+    return judgeFile(file, ran.status, ran.reason, ran.parsed.passed);
   }
 }
 
@@ -185,6 +191,25 @@ export function aggregate(files: TestStrengthFile[]): TestStrengthResult {
     };
   }
   return { verdict: "pass", files };
+}
+
+/** Test files the story deleted, and changed test files where it added a skip / todo / only marker. */
+async function deletedOrSkipped(
+  root: string,
+  baseSha: string,
+  tree: string,
+  changed: string[],
+  tests: string[],
+): Promise<string[]> {
+  const deleted = changed.filter((file) => isTestFile(file) && !existsSync(join(root, file)));
+  const lines = await changedLines(root, baseSha, tree, tests);
+  const skipped = tests.filter(
+    (file) => addedMarkers(file, lines.get(file) ?? { added: [], removed: [] }).length > 0,
+  );
+  return [
+    ...deleted.map((file) => `${file} deleted`),
+    ...skipped.map((file) => `a skip marker added to ${file}`),
+  ];
 }
 
 function notApplicable(reason: string): TestStrengthResult {

@@ -1,0 +1,182 @@
+import { UNBORN } from "../../git/repo.js";
+import type { TestIntegrityFinding } from "../../model/events.js";
+import type { Judged, Verdict } from "../../model/ledger.js";
+import { testEnvironment } from "../env.js";
+import { familyOf, isTestFile } from "../test-conventions.js";
+import type { StoryWork } from "../workspace.js";
+import { allowingCriterion } from "./test-integrity/allowance.js";
+import { qualityCommandsChange } from "./test-integrity/gantry-commands.js";
+import { addedMarkers, hasMarkerRules } from "./test-integrity/markers.js";
+import { testConfigChanges } from "./test-integrity/test-config-files.js";
+import { countTests, type FileCount } from "./test-integrity/test-counts.js";
+import { changedLines, EMPTY_TREE, treeChanges } from "./test-integrity/tree-diff.js";
+
+export const TEST_INTEGRITY_GATE = "test-integrity";
+
+export interface TestIntegrityResult {
+  verdict: Verdict;
+  findings: TestIntegrityFinding[];
+  allowed: (TestIntegrityFinding & { allowedBy: string })[];
+  /** Per changed test file: tests executed at base and now (or why not compared). */
+  counts: FileCount[];
+  reason?: string;
+}
+
+/**
+ * The test-integrity gate: the judged tree against the story's base commit. Fails, with the file, line
+ * and what, when a test file was deleted or renamed away, a skip / todo / only marker was added, a changed
+ * test file executes fewer tests than it did at base, or what defines the test command changed (runner
+ * config, test scripts, `quality.commands`) — unless an acceptance criterion allows that finding.
+ * Emits `test-integrity:result` for the ledger, bound to the tree judged.
+ */
+export async function runTestIntegrity(
+  ctx: StoryWork,
+  options: {
+    acceptanceCriteria: readonly string[];
+    /** The tree the verify before it judged (one working-tree scan fewer); judged afresh without it. */
+    judged?: Judged;
+  },
+): Promise<TestIntegrityResult> {
+  const judged: Judged = options.judged ?? (await ctx.run.git.judge());
+  const result = await judgeIntegrity(ctx, judged, options.acceptanceCriteria);
+  ctx.run.bus.emit("test-integrity:result", {
+    storyId: ctx.story.id,
+    verdict: result.verdict,
+    findings: result.findings,
+    allowed: result.allowed,
+    judged,
+    attempt: ctx.pass,
+    ...(result.reason ? { reason: result.reason } : {}),
+  });
+  return result;
+}
+
+export async function judgeIntegrity(
+  ctx: StoryWork,
+  judged: Judged,
+  criteria: readonly string[],
+): Promise<TestIntegrityResult> {
+  const { run } = ctx;
+  const { tree } = judged;
+  const unborn = ctx.baseSha === UNBORN;
+  const base = unborn ? EMPTY_TREE : ctx.baseSha;
+  const changes = await treeChanges(run.root, base, tree);
+  const found: TestIntegrityFinding[] = [];
+
+  for (const change of changes) {
+    if (change.status === "D" && isTestSource(change.from)) {
+      found.push({
+        kind: "test-deleted",
+        file: change.from,
+        evidence: `test file ${change.from} was deleted`,
+      });
+    } else if (change.status === "R" && isTestSource(change.from) && !isTestSource(change.path)) {
+      found.push({
+        kind: "test-renamed-away",
+        file: change.from,
+        evidence: `test file ${change.from} was renamed to ${change.path}, which is not a test file`,
+      });
+    }
+  }
+
+  const scanned = changes
+    .filter((c) => c.status !== "D" && hasMarkerRules(c.path))
+    .filter((c) => isTestSource(c.path) || familyOf(c.path) === "rs")
+    .map((c) => c.path);
+  const lines = await changedLines(run.root, base, tree, scanned);
+  for (const path of scanned) {
+    for (const hit of addedMarkers(path, lines.get(path) ?? { added: [], removed: [] })) {
+      found.push({
+        kind: "marker-added",
+        file: path,
+        line: hit.line,
+        evidence: `new ${hit.marker}: ${hit.text}`,
+      });
+    }
+  }
+
+  const { test, testScoped } = run.config.quality.commands;
+  const testCommands = [test, testScoped].filter((c): c is string => Boolean(c));
+  for (const change of await testConfigChanges({ root: run.root, base, tree, changes, testCommands })) {
+    found.push({ kind: "test-config-changed", ...change });
+  }
+  const commands = await qualityCommandsChange({
+    root: run.root,
+    base: unborn ? undefined : ctx.baseSha,
+    head: judged.sha,
+    loaded: run.config.quality.commands,
+  });
+  if (commands) found.push({ kind: "test-config-changed", ...commands });
+
+  const touchedTests = changes.some((c) => isTestSource(c.from) || isTestSource(c.path));
+  if (!touchedTests && found.length === 0) {
+    return {
+      verdict: "not-applicable",
+      findings: [],
+      allowed: [],
+      counts: [],
+      reason: "the story touched no test file and no test configuration",
+    };
+  }
+
+  const counts = await changedFileCounts(
+    ctx,
+    changes.filter((c) => c.status === "M" && isTestSource(c.path)).map((c) => c.path),
+  );
+  for (const count of counts) {
+    if (count.base === undefined || count.now === undefined || count.now >= count.base) continue;
+    found.push({
+      kind: "fewer-tests",
+      file: count.file,
+      evidence: `${count.file} executed ${count.base} test(s) at the base commit ${ctx.baseSha.slice(0, 12)} and ${count.now} now`,
+    });
+  }
+
+  const findings: TestIntegrityFinding[] = [];
+  const allowed: TestIntegrityResult["allowed"] = [];
+  for (const finding of found) {
+    const allowedBy = allowingCriterion(finding, criteria);
+    if (allowedBy) allowed.push({ ...finding, allowedBy });
+    else findings.push(finding);
+  }
+  if (findings.length === 0) return { verdict: "pass", findings, allowed, counts };
+  return {
+    verdict: "fail",
+    findings,
+    allowed,
+    counts,
+    reason: findings.map((f) => `${f.file}${f.line ? `:${f.line}` : ""}: ${f.evidence}`).join("; "),
+  };
+}
+
+/** Tests executed by each changed test file at base and now; up to `verify.maxScopedFiles` files. */
+async function changedFileCounts(ctx: StoryWork, files: string[]): Promise<FileCount[]> {
+  const { run } = ctx;
+  if (files.length === 0) return [];
+  const template = run.config.quality.commands.testScoped;
+  if (!template) {
+    const note = "not compared: no scoped test command (quality.commands.testScoped) to run one file with";
+    return files.map((file) => ({ file, note }));
+  }
+  if (ctx.baseSha === UNBORN) return files.map((file) => ({ file, note: "not compared: no base commit" }));
+  const limit = run.config.verify.maxScopedFiles;
+  const counted = await countTests({
+    root: run.root,
+    baseSha: ctx.baseSha,
+    files: files.slice(0, limit),
+    template,
+    budgetMs: run.config.quality.timeoutSeconds * 1000,
+    env: testEnvironment(process.env, run.config.quality.stripEnv),
+    signal: run.signal,
+  });
+  const over = files.slice(limit).map((file) => ({
+    file,
+    note: `not compared: more than ${limit} changed test files (verify.maxScopedFiles)`,
+  }));
+  return [...counted, ...over];
+}
+
+/** A test file by the project's conventions, or a Rust integration test (`tests/*.rs`). */
+export function isTestSource(path: string): boolean {
+  return isTestFile(path) || (familyOf(path) === "rs" && path.split("/").slice(0, -1).includes("tests"));
+}

@@ -1,0 +1,84 @@
+import { familyOf } from "../../test-conventions.js";
+import type { FileLines } from "./tree-diff.js";
+
+/** One marker that stops a test from running (or runs only some), found on a line the story added. */
+export interface MarkerHit {
+  line: number;
+  /** What the marker is, e.g. `it.only (vitest/jest/mocha/node:test)`. */
+  marker: string;
+  text: string;
+}
+
+interface MarkerRule {
+  /** Which frameworks read it, for the evidence. */
+  frameworks: string;
+  pattern: RegExp;
+}
+
+const JS = "node:test/vitest/jest/mocha";
+
+/** By source family (test-conventions' familyOf). The first group of each pattern names the marker. */
+const RULES: Record<string, MarkerRule[]> = {
+  js: [
+    // test.skip( it.only( describe.skip( test.todo( it.skipIf( test.fails( test.concurrent.skip(
+    {
+      frameworks: JS,
+      pattern:
+        /\b((?:it|test|describe|suite|context|specify|bench)(?:\.(?:concurrent|sequential|serial|each))*\.(?:skip|todo|only|skipIf|runIf|fails))\b/,
+    },
+    // xit( xdescribe( xtest( fit( fdescribe(
+    {
+      frameworks: "jest/vitest/mocha",
+      pattern: /\b(x(?:it|test|describe|context|specify)|f(?:it|describe))\s*\(/,
+    },
+    // { skip: true } { todo: "later" } { only: true } (also on a line of its own inside the options)
+    {
+      frameworks: "node:test",
+      pattern: /(?:^|[{,(])\s*((?:skip|todo|only)\s*:)\s*(?!\s*(?:false|undefined|null)\b)/,
+    },
+    // t.skip() t.todo() this.skip() ctx.skip()
+    { frameworks: "node:test/mocha/vitest", pattern: /\b((?:t|ctx|context|this)\.(?:skip|todo)\s*\()/ },
+  ],
+  py: [
+    { frameworks: "pytest", pattern: /\b(pytest\.mark\.(?:skip|skipif|xfail))\b/ },
+    { frameworks: "pytest", pattern: /\b(pytest\.(?:skip|xfail|importorskip)\s*\()/ },
+    { frameworks: "unittest", pattern: /\b(unittest\.(?:skip|skipIf|skipUnless|expectedFailure))\b/ },
+    { frameworks: "pytest/unittest", pattern: /^\s*(@(?:skip|skipIf|skipUnless|expectedFailure|xfail))\b/ },
+    { frameworks: "unittest", pattern: /\b(skipTest\s*\(|SkipTest\b)/ },
+  ],
+  go: [{ frameworks: "go test", pattern: /\.\s*(Skip|Skipf|SkipNow)\s*\(/ }],
+  rs: [{ frameworks: "cargo test", pattern: /(#\s*\[\s*ignore)\b/ }],
+};
+
+/** Whether markers are looked for in this file's family at all. */
+export function hasMarkerRules(path: string): boolean {
+  const family = familyOf(path);
+  return family !== undefined && family in RULES;
+}
+
+/**
+ * Skip / todo / only markers on the lines a change added to `path`. A line that was only moved or
+ * re-indented (the same text, trimmed, among the removed lines) is not new and does not count.
+ */
+export function addedMarkers(path: string, lines: FileLines): MarkerHit[] {
+  const rules = RULES[familyOf(path) ?? ""];
+  if (!rules) return [];
+  const removed = new Map<string, number>();
+  for (const { text } of lines.removed) removed.set(text.trim(), (removed.get(text.trim()) ?? 0) + 1);
+  const hits: MarkerHit[] = [];
+  for (const { line, text } of lines.added) {
+    const moved = removed.get(text.trim()) ?? 0;
+    if (moved > 0) {
+      removed.set(text.trim(), moved - 1);
+      continue;
+    }
+    for (const rule of rules) {
+      const match = rule.pattern.exec(text);
+      if (!match) continue;
+      const name = (match[1] ?? match[0]).replace(/\s+/g, "");
+      hits.push({ line, marker: `${name} (${rule.frameworks})`, text: text.trim().slice(0, 200) });
+      break;
+    }
+  }
+  return hits;
+}

@@ -1,0 +1,191 @@
+import { posix } from "node:path";
+import {
+  canonical,
+  clip,
+  firstDifference,
+  lineOf,
+  normalize,
+  parseObject,
+  sectionOf,
+  stringRecord,
+  testBlock,
+} from "./config-text.js";
+import { readAt, type TreeChange } from "./tree-diff.js";
+
+/** A change to what defines or configures the test command, with where it shows. */
+export interface ConfigFinding {
+  file: string;
+  line?: number;
+  evidence: string;
+}
+
+/** Files that configure a test runner as a whole: any change to one is a finding. */
+const WHOLE_FILES = [
+  /^pytest\.ini$/,
+  /^conftest\.py$/,
+  /^(?:vitest|jest)\.(?:config|workspace|setup)\.[cm]?[jt]sx?$/,
+  /^jest\.config\.json$/,
+  /^vitest\.workspace\.json$/,
+  /^\.mocharc(?:\.(?:js|cjs|mjs|json|jsonc|yml|yaml))?$/,
+];
+/** Files where only one section configures the tests: the section's header, as a predicate on its name. */
+const SECTION_FILES: Record<string, (section: string) => boolean> = {
+  "pyproject.toml": (name) => name === "tool.pytest" || name.startsWith("tool.pytest."),
+  "setup.cfg": (name) => name === "tool:pytest",
+  "tox.ini": (name) => name === "pytest",
+};
+const VITE_CONFIG = /^vite\.config\.[cm]?[jt]s$/;
+/** package.json keys that configure a runner whole. */
+const PACKAGE_RUNNER_KEYS = ["jest", "mocha"];
+/** npm script names that are about tests whatever the configured commands say. */
+const TEST_SCRIPT = /^(?:pre|post)?test(?:$|[:._-])/;
+
+/** Whether a path is one of the test configuration files this module judges. */
+export function isTestConfigFile(path: string): boolean {
+  const base = posix.basename(path);
+  return (
+    WHOLE_FILES.some((pattern) => pattern.test(base)) ||
+    base in SECTION_FILES ||
+    VITE_CONFIG.test(base) ||
+    base === "package.json"
+  );
+}
+
+/**
+ * Changes from base to the judged tree that alter what the test command runs or how: runner config
+ * files, the pytest sections of shared files, a vite config's `test` block, and in package.json the
+ * scripts the configured test commands invoke (and every `test*` script) and the jest / mocha keys.
+ */
+export async function testConfigChanges(input: {
+  root: string;
+  base: string;
+  tree: string;
+  changes: readonly TreeChange[];
+  testCommands: readonly string[];
+}): Promise<ConfigFinding[]> {
+  const findings: ConfigFinding[] = [];
+  for (const change of input.changes) {
+    const path = change.status === "D" ? change.from : change.path;
+    if (!isTestConfigFile(path) && !isTestConfigFile(change.from)) continue;
+    const before = change.status === "A" ? undefined : await readAt(input.root, input.base, change.from);
+    const after = change.status === "D" ? undefined : await readAt(input.root, input.tree, change.path);
+    findings.push(...compareConfig(path, before, after, input.testCommands));
+  }
+  return findings;
+}
+
+/** One config file's base and current text (undefined: absent) compared; exported for unit tests. */
+export function compareConfig(
+  path: string,
+  before: string | undefined,
+  after: string | undefined,
+  testCommands: readonly string[],
+): ConfigFinding[] {
+  if (before === after) return [];
+  const base = posix.basename(path);
+  if (WHOLE_FILES.some((pattern) => pattern.test(base))) {
+    if (after === undefined) return [{ file: path, evidence: `${base} deleted: it configures the tests` }];
+    if (before === undefined) return [{ file: path, evidence: `${base} added: it configures the tests` }];
+    const at = firstDifference(before.split("\n"), after.split("\n"));
+    return [{ file: path, line: at.line, evidence: `${base} changed at line ${at.line}: ${at.text}` }];
+  }
+  const section = SECTION_FILES[base];
+  if (section) {
+    const was = sectionOf(before ?? "", section);
+    const now = sectionOf(after ?? "", section);
+    if (was.text === now.text) return [];
+    const at = firstDifference(was.lines, now.lines);
+    const line = now.start > 0 ? now.start + at.index : undefined;
+    const what = now.header ?? was.header ?? "the pytest section";
+    return [{ file: path, ...(line ? { line } : {}), evidence: `${what} changed: ${at.text}` }];
+  }
+  if (VITE_CONFIG.test(base)) {
+    const was = testBlock(before ?? "");
+    const now = testBlock(after ?? "");
+    if (normalize(was.text) === normalize(now.text)) return [];
+    return [
+      {
+        file: path,
+        ...(now.line ? { line: now.line } : {}),
+        evidence: `the test block of ${base} changed: ${clip(normalize(now.text) || "(removed)")}`,
+      },
+    ];
+  }
+  if (base === "package.json") return comparePackage(path, before, after, testCommands);
+  return [];
+}
+
+function comparePackage(
+  path: string,
+  before: string | undefined,
+  after: string | undefined,
+  testCommands: readonly string[],
+): ConfigFinding[] {
+  const was = parseObject(before ?? "{}");
+  const now = parseObject(after ?? "{}");
+  if (!now)
+    return [
+      { file: path, evidence: "package.json is no longer valid JSON: the test scripts cannot be read" },
+    ];
+  if (!was) return [];
+  const findings: ConfigFinding[] = [];
+  const wasScripts = stringRecord(was.scripts);
+  const nowScripts = stringRecord(now.scripts);
+  for (const name of testScripts(testCommands, wasScripts, nowScripts)) {
+    const from = wasScripts[name];
+    const to = nowScripts[name];
+    if (from === to) continue;
+    const what =
+      from === undefined
+        ? `added as ${JSON.stringify(to)}`
+        : to === undefined
+          ? `removed (was ${JSON.stringify(from)})`
+          : `${JSON.stringify(from)} → ${JSON.stringify(to)}`;
+    const line = lineOf(after ?? "", `"${name}"`, '"scripts"');
+    findings.push({ file: path, ...(line ? { line } : {}), evidence: `scripts.${name}: ${what}` });
+  }
+  for (const key of PACKAGE_RUNNER_KEYS) {
+    if (canonical(was[key]) === canonical(now[key])) continue;
+    const line = lineOf(after ?? "", `"${key}"`);
+    findings.push({ file: path, ...(line ? { line } : {}), evidence: `the "${key}" runner config changed` });
+  }
+  return findings;
+}
+
+/**
+ * The scripts the test commands reach: every `test*` script, each script a test command names through
+ * npm / pnpm / yarn / bun (`npm test`, `npm run test:unit`), and the scripts those name in turn.
+ */
+export function testScripts(
+  testCommands: readonly string[],
+  ...scriptSets: Record<string, string>[]
+): string[] {
+  const names = new Set<string>();
+  const queue = [...testCommands];
+  for (const scripts of scriptSets) {
+    for (const [name, body] of Object.entries(scripts)) {
+      if (!TEST_SCRIPT.test(name)) continue;
+      names.add(name);
+      queue.push(body);
+    }
+  }
+  for (let i = 0; i < queue.length && i < 1000; i++) {
+    for (const name of invokedScripts(queue[i] ?? "")) {
+      if (names.has(name)) continue;
+      names.add(name);
+      for (const scripts of scriptSets) if (scripts[name] !== undefined) queue.push(scripts[name]);
+    }
+  }
+  return [...names].sort();
+}
+
+function invokedScripts(command: string): string[] {
+  const names: string[] = [];
+  for (const match of command.matchAll(
+    /\b(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?([A-Za-z0-9:._-]+)/g,
+  )) {
+    const name = match[1] ?? "";
+    names.push(name === "t" || name === "tst" ? "test" : name);
+  }
+  return names;
+}

@@ -1,0 +1,117 @@
+import { runGit } from "../../../git/exec.js";
+import { SKIPPED_DIRS } from "../../project-files.js";
+
+/** git's empty tree: the base of a story that started before the first commit. */
+export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/** One path the story changed between its base and the judged tree (renames detected). */
+export interface TreeChange {
+  status: "A" | "M" | "D" | "R" | "C" | "T";
+  /** The path at base (equal to `path` unless renamed or copied). */
+  from: string;
+  /** The path now (the old path for a deletion). */
+  path: string;
+}
+
+/** A file's added and removed lines between base and the judged tree; `line` is 1-based in its side's file. */
+export interface FileLines {
+  added: { line: number; text: string }[];
+  removed: { line: number; text: string }[];
+}
+
+/**
+ * What changed from `base` (a commit or tree) to `tree`, relative to the project root, gantry's own and
+ * dependency directories left out. Both sides are git objects: the judged tree, not the working files.
+ */
+export async function treeChanges(root: string, base: string, tree: string): Promise<TreeChange[]> {
+  const out = await runGit(root, ["diff", "--name-status", "-M", "-z", "--relative", base, tree, "--"]);
+  const fields = out.split("\0");
+  const changes: TreeChange[] = [];
+  for (let i = 0; i < fields.length; ) {
+    const code = fields[i++] ?? "";
+    if (!code) continue;
+    const status = code[0] as TreeChange["status"];
+    const from = fields[i++] ?? "";
+    const path = status === "R" || status === "C" ? (fields[i++] ?? "") : from;
+    if (!isSkipped(from) || !isSkipped(path)) changes.push({ status, from, path });
+  }
+  return changes;
+}
+
+/** Added and removed lines of `paths` (paths now, renames followed) between `base` and `tree`. */
+export async function changedLines(
+  root: string,
+  base: string,
+  tree: string,
+  paths: readonly string[],
+): Promise<Map<string, FileLines>> {
+  const lines = new Map<string, FileLines>();
+  if (paths.length === 0) return lines;
+  const out = await runGit(root, [
+    "diff",
+    "-U0",
+    "-M",
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--relative",
+    "--src-prefix=a/",
+    "--dst-prefix=b/",
+    base,
+    tree,
+    "--",
+    ...paths.map((path) => `:(literal)${path}`),
+  ]);
+  let current: FileLines | undefined;
+  let oldLine = 0;
+  let newLine = 0;
+  for (const text of out.split("\n")) {
+    if (text.startsWith("diff --git ")) {
+      current = undefined;
+      continue;
+    }
+    if (text.startsWith("+++ ")) {
+      const name = text.slice(4);
+      if (name === "/dev/null") continue;
+      const path = unquote(name).replace(/^b\//, "");
+      current = lines.get(path) ?? { added: [], removed: [] };
+      lines.set(path, current);
+      continue;
+    }
+    if (text.startsWith("--- ")) continue;
+    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(text);
+    if (hunk) {
+      oldLine = Number(hunk[1]);
+      newLine = Number(hunk[2]);
+      continue;
+    }
+    if (!current) continue;
+    if (text.startsWith("+")) current.added.push({ line: newLine++, text: text.slice(1) });
+    else if (text.startsWith("-")) current.removed.push({ line: oldLine++, text: text.slice(1) });
+  }
+  // A deleted file's lines are "removed" under its old name: the `+++ /dev/null` side has no path.
+  return lines;
+}
+
+/** A file's text at a commit or tree, relative to the project root; undefined when it is not there. */
+export async function readAt(root: string, rev: string, path: string): Promise<string | undefined> {
+  try {
+    return await runGit(root, ["show", `${rev}:./${path}`]);
+  } catch {
+    return undefined;
+  }
+}
+
+function isSkipped(path: string): boolean {
+  return path.split("/").some((part) => SKIPPED_DIRS.has(part));
+}
+
+/** git quotes a path with unusual characters as a C string. */
+function unquote(name: string): string {
+  if (!name.startsWith('"')) return name;
+  try {
+    return JSON.parse(name) as string;
+  } catch {
+    return name.slice(1, -1);
+  }
+}
