@@ -51,7 +51,7 @@ describe("interaction triggers through the built CLI", { concurrency: 3, timeout
       config: configWith({ triggers: { "story-ambiguity": { fallback: "skip" } } }),
     });
     const result = await gantry(root, ["run", "--feature", "f"]);
-    assert.equal(result.code, 0, result.stderr + result.stdout);
+    assert.equal(result.code, 1, "a skipped story is not a story done: exit 1");
     assert.equal(prdStories(root)["US-1"]?.status, "skipped");
     assert.equal(prdStories(root)["US-2"]?.status, "passed");
     assert.deepEqual(
@@ -145,7 +145,7 @@ describe("interaction triggers through the built CLI", { concurrency: 3, timeout
       config: configWith({ triggers: { "review-gate": { fallback: "skip" } } }),
     });
     const result = await gantry(root, ["run", "--feature", "f"]);
-    assert.equal(result.code, 0, result.stderr + result.stdout);
+    assert.equal(result.code, 1, "a skipped story is not a story done: exit 1");
     assert.equal(prdStories(root)["US-1"]?.status, "skipped");
     assert.equal(prdStories(root)["US-2"]?.status, "passed");
     assert.deepEqual(
