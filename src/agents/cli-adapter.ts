@@ -1,6 +1,6 @@
 import type { Config } from "../config/schema.js";
 import type { CostBasis } from "../model/agent.js";
-import { execCommand } from "../verification/executor.js";
+import { execCommand } from "../process/executor.js";
 import type { AgentAdapter, AgentRequest, AgentResult, TokenUsage } from "./adapter.js";
 import { agentEnvironment } from "./command.js";
 import { looksRateLimited } from "./output.js";

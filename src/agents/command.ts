@@ -1,5 +1,5 @@
 import type { Config } from "../config/schema.js";
-import { execCommand } from "../verification/executor.js";
+import { execCommand } from "../process/executor.js";
 import type { AgentAdapter, AgentRequest, AgentResult } from "./adapter.js";
 
 /**

@@ -11,12 +11,12 @@ import { loadPlugins } from "../plugins/loader.js";
 import { registerPluginAgents } from "../plugins/registry.js";
 import type { Prd } from "../prd/story.js";
 import { StoryStore } from "../prd/story-store.js";
+import { RUN_ID_VARIABLE } from "../process/leftovers.js";
 import { RunState } from "../runs/run-state.js";
 import type { RunContext, RunRequests } from "../stages/context.js";
 import { createRunLogger } from "../subscribers/run-log.js";
 import { createRedactor } from "../util/redact.js";
 import { secretValues } from "../verification/env.js";
-import { RUN_ID_VARIABLE } from "./leftovers.js";
 
 export interface RunSetup {
   root: string;

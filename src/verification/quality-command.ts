@@ -1,5 +1,5 @@
+import { type ExecResult, execCommand } from "../process/executor.js";
 import { testEnvironment } from "./env.js";
-import { type ExecResult, execCommand } from "./executor.js";
 import type { Workspace } from "./workspace.js";
 
 /**
