@@ -24,6 +24,11 @@ export interface ExecOptions {
   tailBytes?: number;
   /** Between SIGTERM and SIGKILL. */
   killGraceMs?: number;
+  /**
+   * A command line the shell is started under (bwrap's, up to `--`): it leads the process group then,
+   * and `/bin/sh -c command` runs inside it.
+   */
+  wrapper?: readonly string[];
   /** Sees every piece of output as it arrives. A listener that throws is not fatal; it is not called again. */
   onOutput?: (chunk: string) => void;
 }
@@ -76,7 +81,9 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
     let termSentAt: number | undefined;
     let killTimer: NodeJS.Timeout | undefined;
 
-    const child = spawn("/bin/sh", ["-c", options.command], {
+    const shell = ["/bin/sh", "-c", options.command];
+    const [bin, ...args] = options.wrapper?.length ? [...options.wrapper, ...shell] : shell;
+    const child = spawn(bin as string, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
       detached: true,
