@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -56,7 +57,8 @@ export async function runAgentSession(
   const { retries, baseDelayMs } = run.config.agent.rateLimit;
   for (let retry = 0; ; retry += 1) {
     run.bus.emit("agent:start", call);
-    const sessionId = `${run.runId}-${ctx.story.id}-${attempt}-${role}-${retry}`;
+    // Unique on the machine, not just in the run: another gantry's sessions must never match it.
+    const sessionId = `${run.runId}-${ctx.story.id}-${attempt}-${role}-${randomUUID()}`;
     const result = await run.agent.run({ ...request, sessionId });
     stopLeftovers(run, sessionId);
     record(ctx, result);
