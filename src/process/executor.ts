@@ -95,7 +95,9 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
     const terminate = () => {
       if (termSentAt !== undefined) return;
       termSentAt = performance.now();
-      group.signal("SIGTERM");
+      // bwrap dies of SIGTERM and its sandbox with it at once: the command inside gets the grace period instead.
+      if (options.wrapper?.length) group.signalMembers("SIGTERM");
+      else group.signal("SIGTERM");
       killTimer = setTimeout(() => group.signal("SIGKILL"), graceMs);
     };
     const timer = setTimeout(

@@ -201,4 +201,34 @@ describe("a command under the sandbox (real bwrap)", { skip: skipWithoutBwrap },
     assert.equal(result.timedOut, true);
     assert.ok(performance.now() - started < 5000);
   });
+
+  test("at a timeout the command inside gets SIGTERM and its grace period, not bwrap's sudden end", async () => {
+    const { root, env, wrapper } = await sandboxed("grace");
+    const result = await execCommand({
+      command: "trap 'sleep 0.5; echo cleaned-up > cleaned.txt; exit 3' TERM; sleep 30 & wait",
+      cwd: root,
+      env,
+      timeoutMs: 300,
+      killGraceMs: 3000,
+      wrapper,
+    });
+    assert.equal(result.timedOut, true);
+    assert.equal(readFileSync(join(root, "cleaned.txt"), "utf8"), "cleaned-up\n");
+  });
+
+  test("a command that ignores SIGTERM is killed when the grace period is over", async () => {
+    const { root, env, wrapper } = await sandboxed("ignore-term");
+    const started = performance.now();
+    const result = await execCommand({
+      command: "trap '' TERM; sleep 30",
+      cwd: root,
+      env,
+      timeoutMs: 300,
+      killGraceMs: 700,
+      wrapper,
+    });
+    const took = performance.now() - started;
+    assert.equal(result.timedOut, true);
+    assert.ok(took >= 950 && took < 5000, `took ${Math.round(took)} ms`);
+  });
 });
