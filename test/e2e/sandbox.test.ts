@@ -142,6 +142,7 @@ describe("sandboxed agent sessions (built CLI)", () => {
     assert.equal(existsSync(agent.log), false, "the agent never ran");
     assert.equal(readFileSync(join(root, ".gantry/features/f/prd.json"), "utf8"), prd);
     assert.equal(git(root, "rev-parse", "HEAD"), head);
-    assert.equal(git(root, "status", "--porcelain", "--ignored"), "");
+    assert.equal(git(root, "status", "--porcelain"), "");
+    assert.equal(existsSync(join(root, ".gantry", "lock")), false, "the lock is released");
   });
 });
