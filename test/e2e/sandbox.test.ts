@@ -12,7 +12,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { sandboxSupport } from "../../src/process/sandbox.js";
-import { reapMarked } from "../chaos/harness.js";
+import {
+  chaosConfig,
+  chaosProject,
+  markedProcesses,
+  reapMarked,
+  startGantry,
+  waitFor,
+} from "../chaos/harness.js";
 import { baseConfig, gantry, git, lastRun, makeProject, passingTest, prdStories, story } from "./harness.js";
 
 /**
@@ -123,6 +130,26 @@ describe("sandboxed agent sessions (built CLI)", () => {
       assert.equal(prdStories(root)["US-1"]?.status, "passed");
     });
   }
+
+  it("under the sandbox a SIGKILLed gantry takes its agent session with it (no orphan to stop later)", {
+    skip: noBwrap,
+  }, async () => {
+    const marker = `sandbox-orphan-${process.pid}-${Date.now()}`;
+    const config = chaosConfig({ agent: { sandbox: "bwrap" } });
+    const root = chaosProject({ config, plan: { "US-1": [{ sleepMs: 30_000 }] } });
+    const running = startGantry(root, ["run", "--feature", "f"], { env: { GANTRY_CHAOS_MARKER: marker } });
+    await waitFor("the agent session", () =>
+      markedProcesses(marker).some((p) => p.cmdline.includes("quick-agent.sh")),
+    );
+    running.child.kill("SIGKILL");
+    await running.done;
+    const left = await reapMarked(marker, 2000);
+    assert.deepEqual(
+      left.map((p) => p.cmdline),
+      [],
+      "the agent session outlived the SIGKILLed gantry",
+    );
+  });
 
   it('agent.sandbox "bwrap" without bwrap on PATH: exit 2, one line, nothing written', async () => {
     const bin = join(scratch, "path-without-bwrap");
