@@ -76,7 +76,7 @@ export interface SandboxSupport {
   reason?: string;
 }
 
-const TRIAL_TIMEOUT_MS = 5000;
+const TRIAL_TIMEOUT_MS = 10_000;
 const support = new Map<string, Promise<SandboxSupport>>();
 
 /** Whether bwrap exists on PATH and a trial run with the session's isolation works here; asked once per PATH. */

@@ -138,9 +138,8 @@ describe("sandboxed agent sessions (built CLI)", () => {
     const config = chaosConfig({ agent: { sandbox: "bwrap" } });
     const root = chaosProject({ config, plan: { "US-1": [{ sleepMs: 30_000 }] } });
     const running = startGantry(root, ["run", "--feature", "f"], { env: { GANTRY_CHAOS_MARKER: marker } });
-    await waitFor("the agent session", () =>
-      markedProcesses(marker).some((p) => p.cmdline.includes("quick-agent.sh")),
-    );
+    // The agent's own sleep, inside the sandbox: bwrap is set up by then (its die-with-parent armed).
+    await waitFor("the agent session", () => markedProcesses(marker).some((p) => p.cmdline === "sleep 30"));
     running.child.kill("SIGKILL");
     await running.done;
     const left = await reapMarked(marker, 2000);
