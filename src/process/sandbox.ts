@@ -1,6 +1,6 @@
-import { accessSync, constants, existsSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, join, resolve } from "node:path";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { execCommand } from "./executor.js";
 
 export type SandboxMode = "auto" | "bwrap" | "off";
@@ -28,7 +28,11 @@ const ISOLATION = ["--unshare-pid", "--die-with-parent", "--cap-drop", "ALL"];
  */
 export function sandboxLayout(root: string, env: NodeJS.ProcessEnv = process.env): SandboxLayout {
   const home = env.HOME || homedir();
-  const xdg = (name: string, fallback: string) => env[name] || join(home, fallback);
+  // Relative XDG values are ignored, as the XDG spec (and the ledger's key directory) say.
+  const xdg = (name: string, fallback: string) => {
+    const value = env[name];
+    return value && isAbsolute(value) ? value : join(home, fallback);
+  };
   const configHome = xdg("XDG_CONFIG_HOME", ".config");
   const writable = [home, configHome, xdg("XDG_CACHE_HOME", ".cache"), xdg("XDG_DATA_HOME", ".local/share")];
   writable.push("/tmp");
@@ -39,7 +43,7 @@ export function sandboxLayout(root: string, env: NodeJS.ProcessEnv = process.env
     join(home, ".gitconfig"),
     join(configHome, "git"),
   ];
-  const hidden = [join(xdg("XDG_STATE_HOME", ".local/state"), "gantry")];
+  const hidden = [gantryStateDirectory(env)];
   const present = (paths: string[]) =>
     [...new Set(paths.map((p) => resolve(p)))].filter((p) => existsSync(p));
   return {
@@ -48,6 +52,12 @@ export function sandboxLayout(root: string, env: NodeJS.ProcessEnv = process.env
     readOnly: present(readOnly),
     hidden: present(hidden),
   };
+}
+
+/** gantry's own state, the ledger's keys among it (src/ledger/key.ts keeps them under `<this>/keys`). */
+export function gantryStateDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const state = env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : undefined;
+  return join(state ?? join(env.HOME || homedir(), ".local", "state"), "gantry");
 }
 
 /**
@@ -142,6 +152,8 @@ export async function decideSandbox(
   if (mode === "off") return { kind: "unsandboxed" };
   const found = await sandboxSupport(env);
   if (found.works && found.bwrap) {
+    // Made now, so it is hidden even when the run writes its first key only after sessions have begun.
+    mkdirSync(gantryStateDirectory(env), { recursive: true, mode: 0o700 });
     return { kind: "sandboxed", wrapper: bwrapArgs(sandboxLayout(root, env), found.bwrap) };
   }
   const reason = found.reason ?? "bwrap does not work here";

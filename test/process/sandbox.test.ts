@@ -164,6 +164,29 @@ describe("a command under the sandbox (real bwrap)", { skip: skipWithoutBwrap },
     assert.equal(readFileSync(join(home, ".local", "state", "gantry", "ledger.key"), "utf8"), "secret\n");
   });
 
+  test("gantry's state directory is hidden also when it is made only after the sandbox was decided", async () => {
+    const base = join(scratch, "late-key");
+    const root = join(base, "project");
+    const home = join(base, "home");
+    mkdirSync(join(root, ".git"), { recursive: true });
+    mkdirSync(home, { recursive: true });
+    const env = { PATH: process.env.PATH ?? "", HOME: home };
+    const decided = await decideSandbox("bwrap", root, env);
+    assert.equal(decided.kind, "sandboxed");
+    const state = join(home, ".local", "state", "gantry");
+    mkdirSync(join(state, "keys"), { recursive: true });
+    writeFileSync(join(state, "keys", "repo.key"), "secret\n");
+    const result = await execCommand({
+      command: `cat ${JSON.stringify(join(state, "keys", "repo.key"))} || echo hidden`,
+      cwd: root,
+      env,
+      timeoutMs: 10_000,
+      wrapper: decided.kind === "sandboxed" ? decided.wrapper : [],
+    });
+    assert.match(result.output, /^hidden$/m);
+    assert.doesNotMatch(result.output, /secret/);
+  });
+
   test("a setsid process started inside dies with the session (its PID namespace)", async () => {
     const { root, env, wrapper } = await sandboxed("pidns");
     const marker = `sandbox-setsid-${process.pid}-${Date.now()}`;
