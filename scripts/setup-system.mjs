@@ -1,12 +1,13 @@
 #!/usr/bin/env node
 // Installs the Debian packages some tests need (xmllint for the JUnit XSD check, Chromium for the HTML
-// report) when they are missing and this machine can: root with apt-get. Never fails the build: a test
+// report, bubblewrap for the sandboxed agent sessions) when they are missing and this machine can: root with apt-get. Never fails the build: a test
 // whose tool is still missing skips with a printed reason.
 import { spawnSync } from "node:child_process";
 
 const wanted = [
   { bin: "xmllint", pkg: "libxml2-utils" },
   { bin: "chromium", pkg: "chromium" },
+  { bin: "bwrap", pkg: "bubblewrap" },
 ];
 const has = (bin) => spawnSync("sh", ["-c", `command -v ${bin}`], { stdio: "ignore" }).status === 0;
 const missing = wanted.filter((w) => !has(w.bin));

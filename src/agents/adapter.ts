@@ -14,6 +14,13 @@ export interface AgentRequest {
   signal: AbortSignal;
   feature: string;
   runId: string;
+  /** Unique to this session; its processes carry it (GANTRY_SESSION_ID) so its leftovers can be found. */
+  sessionId: string;
+  /**
+   * The sandbox this session runs under (bwrap's command line, up to `--`), when the run has one. An
+   * adapter that starts a process passes it on as ExecOptions.wrapper (see sessionExecOptions).
+   */
+  sandbox?: readonly string[];
 }
 
 /** Tokens a session used, as its CLI reported them; cached input counts as input. */

@@ -1,8 +1,8 @@
 import type { Config } from "../config/schema.js";
 import type { CostBasis } from "../model/agent.js";
-import { execCommand } from "../verification/executor.js";
+import { execCommand } from "../process/executor.js";
 import type { AgentAdapter, AgentRequest, AgentResult, TokenUsage } from "./adapter.js";
-import { agentEnvironment } from "./command.js";
+import { sessionExecOptions } from "./command.js";
 import { looksRateLimited } from "./output.js";
 
 /** Tokens one model used in a session; `model` is absent when the CLI does not say (then it is the request's). */
@@ -46,13 +46,10 @@ export function createCliAdapter(spec: CliSpec, config: Config): AgentAdapter {
     modelFor: (tier) => models[tier] ?? defaults[tier] ?? spec.defaultModels.balanced,
     async run(request: AgentRequest): Promise<AgentResult> {
       const result = await execCommand({
+        ...sessionExecOptions(request),
         command: commandLine(spec.bin, spec.args(request)),
-        cwd: request.cwd,
         ...(spec.promptOnStdin ? { input: request.prompt } : {}),
-        timeoutMs: request.timeoutMs,
-        signal: request.signal,
         tailBytes: OUTPUT_TAIL,
-        env: { ...process.env, ...agentEnvironment(request) },
       });
       const parsed = safeParse(spec, result.output);
       const tokens = sumUsage(parsed.usage);

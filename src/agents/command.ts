@@ -1,5 +1,6 @@
 import type { Config } from "../config/schema.js";
-import { execCommand } from "../verification/executor.js";
+import { type ExecOptions, execCommand } from "../process/executor.js";
+import { SESSION_ID_VARIABLE } from "../process/leftovers.js";
 import type { AgentAdapter, AgentRequest, AgentResult } from "./adapter.js";
 
 /**
@@ -19,13 +20,10 @@ export function createCommandAdapter(config: Config): AgentAdapter {
         );
       }
       const result = await execCommand({
+        ...sessionExecOptions(request),
         command: run,
-        cwd: request.cwd,
         input: request.prompt,
-        timeoutMs: request.timeoutMs,
-        signal: request.signal,
         tailBytes: 256 * 1024,
-        env: { ...process.env, ...agentEnvironment(request) },
       });
       const error = result.timedOut
         ? `the agent did not finish within ${Math.round(request.timeoutMs / 1000)} s and was killed`
@@ -50,6 +48,22 @@ export function createCommandAdapter(config: Config): AgentAdapter {
   };
 }
 
+/**
+ * How every agent session's process is started, whichever adapter starts it: in the tree, within the
+ * session's time, stopped by Ctrl-C, with the GANTRY_* variables, under the run's sandbox when it has one.
+ */
+export function sessionExecOptions(
+  request: AgentRequest,
+): Pick<ExecOptions, "cwd" | "timeoutMs" | "signal" | "env" | "wrapper"> {
+  return {
+    cwd: request.cwd,
+    timeoutMs: request.timeoutMs,
+    signal: request.signal,
+    env: { ...process.env, ...agentEnvironment(request) },
+    ...(request.sandbox ? { wrapper: request.sandbox } : {}),
+  };
+}
+
 export function agentEnvironment(request: AgentRequest): Record<string, string> {
   return {
     GANTRY_STORY_ID: request.storyId,
@@ -60,6 +74,7 @@ export function agentEnvironment(request: AgentRequest): Record<string, string> 
     GANTRY_PROMPT_FILE: request.promptFile,
     GANTRY_FEATURE: request.feature,
     GANTRY_RUN_ID: request.runId,
+    [SESSION_ID_VARIABLE]: request.sessionId,
   };
 }
 

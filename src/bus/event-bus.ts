@@ -1,5 +1,6 @@
 import mittImport, { type Emitter } from "mitt";
 import type { EventName, EventOf, EventPayloads } from "../model/events.js";
+import { within } from "../process/timeout.js";
 
 // mitt's CommonJS-style default export does not type-check under NodeNext; re-type it once here.
 const mitt = mittImport as unknown as <T extends Record<string, unknown>>() => Emitter<T>;
@@ -86,16 +87,8 @@ export function createEventBus(options: BusOptions): EventBus {
       for (let round = 0; pending.size > 0 && round < 1000; round++) {
         const remaining = deadline - Date.now();
         if (remaining <= 0) break;
-        let timer: NodeJS.Timeout | undefined;
-        const timeout = new Promise<"timeout">((resolve) => {
-          timer = setTimeout(() => resolve("timeout"), remaining);
-        });
-        const outcome = await Promise.race([
-          Promise.all([...pending.keys()]).then(() => "done" as const),
-          timeout,
-        ]);
-        clearTimeout(timer);
-        if (outcome === "timeout") break;
+        const outcome = await within(Promise.all([...pending.keys()]), { ms: remaining });
+        if (outcome.kind === "timeout") break;
       }
       return [...new Set(pending.values())];
     },

@@ -2,6 +2,7 @@ import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { AgentRegistry } from "../agents/registry.js";
 import { loadConfig } from "../config/loader.js";
+import { sandboxStatusLine } from "../process/sandbox.js";
 import { projectRoot } from "./project.js";
 
 const VERSION_TIMEOUT_MS = 5000;
@@ -58,8 +59,9 @@ export async function agentsCommand(options: {
     }),
   );
   const exitCode = infos.find((i) => i.default)?.ready === false ? 1 : 0;
+  const sandbox = await sandboxStatusLine(config.agent.sandbox);
   if (options.json) {
-    write(`${JSON.stringify({ default: config.agent.default, agents: infos })}\n`);
+    write(`${JSON.stringify({ default: config.agent.default, agents: infos, sandbox })}\n`);
     return exitCode;
   }
   for (const info of infos) {
@@ -76,7 +78,7 @@ export async function agentsCommand(options: {
       .join(" ");
     write(`${mark} ${info.name.padEnd(9)} ${where}\n            models: ${models}\n`);
   }
-  write(`\n* agent.default (${config.agent.default})\n`);
+  write(`\n* agent.default (${config.agent.default})\n${sandbox}\n`);
   return exitCode;
 }
 

@@ -12,6 +12,7 @@ import { COMMAND_KEYS, type Detection, detectProject } from "../config/detect/in
 import { InputError } from "../config/input-error.js";
 import { CONFIG_PATH, parseConfig } from "../config/loader.js";
 import type { ConfigInput } from "../config/schema.js";
+import { sandboxStatusLine } from "../process/sandbox.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { ensureGitignored, type GitignoreUpdate } from "../util/gitignore.js";
 import { FEATURES_DIR, projectRoot } from "./project.js";
@@ -62,6 +63,8 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
 
   const detection = detectProject(root);
   const agent = detectAgent((io.env ?? process.env).PATH);
+  // A new config leaves agent.sandbox at its default, "auto".
+  const sandbox = await sandboxStatusLine("auto", io.env ?? process.env);
   const config = buildConfig(root, detection, agent);
   parseConfig(display(configPath), config);
 
@@ -81,6 +84,7 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
       missing: detection.missing,
       notes: detection.notes,
       agent: agent ?? null,
+      sandbox,
       gitignore: { path: display(join(root, ".gitignore")), ...gitignore },
       featuresDir: display(join(root, FEATURES_DIR)),
     };
@@ -88,7 +92,7 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
     return 0;
   }
   stdout.write(
-    report({ detection, agent, gitignore, existed, featuresCreated, display: display(configPath) }),
+    report({ detection, agent, sandbox, gitignore, existed, featuresCreated, display: display(configPath) }),
   );
   return 0;
 }
@@ -96,6 +100,7 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
 function report(r: {
   detection: Detection;
   agent: AgentChoice | undefined;
+  sandbox: string;
   gitignore: GitignoreUpdate;
   existed: boolean;
   featuresCreated: boolean;
@@ -124,6 +129,7 @@ function report(r: {
   lines.push(
     agent ? `agent: ${agent.run} (${agent.source})` : `agent: no agent CLI found on PATH; ${AGENT_HELP}`,
   );
+  lines.push(r.sandbox);
   if (gitignore.added.length > 0) {
     lines.push(`${gitignore.created ? "created" : "updated"} .gitignore: ${gitignore.added.join(", ")}`);
   } else {

@@ -2,9 +2,9 @@ import { InputError } from "../config/input-error.js";
 import { loadConfig } from "../config/loader.js";
 import type { Config } from "../config/schema.js";
 import { EXIT } from "../model/exit-codes.js";
-import { killRunProcesses } from "../pipeline/leftovers.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
+import { killRunProcesses } from "../process/leftovers.js";
 import { featurePrdPath, projectRoot } from "./project.js";
 
 export interface RunCommandOptions {

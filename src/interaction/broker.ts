@@ -1,4 +1,5 @@
 import type { InteractionAction } from "../config/schema.js";
+import { within } from "../process/timeout.js";
 
 /** What a channel is asked: the `interaction:request` payload plus what an outside answerer needs. */
 export interface InteractionRequest {
@@ -104,20 +105,11 @@ async function bounded(
   work: (signal: AbortSignal) => Promise<ChannelReply>,
 ): Promise<ChannelReply> {
   const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const stopped = new Promise<ChannelReply>((resolve) => {
-    const stop = (why: string) => {
-      resolve({ unanswered: why });
-      controller.abort();
-    };
-    timer = setTimeout(() => stop("timeout"), timeoutMs);
-    if (runSignal.aborted) stop("interrupted");
-    runSignal.addEventListener("abort", () => stop("interrupted"), { once: true, signal: controller.signal });
-  });
   try {
-    return await Promise.race([work(controller.signal), stopped]);
+    const outcome = await within(work(controller.signal), { ms: timeoutMs, signal: runSignal });
+    if (outcome.kind === "value") return outcome.value;
+    return { unanswered: outcome.kind === "timeout" ? "timeout" : "interrupted" };
   } finally {
-    clearTimeout(timer);
     controller.abort();
   }
 }

@@ -11,12 +11,13 @@ import { loadPlugins } from "../plugins/loader.js";
 import { registerPluginAgents } from "../plugins/registry.js";
 import type { Prd } from "../prd/story.js";
 import { StoryStore } from "../prd/story-store.js";
+import { RUN_ID_VARIABLE } from "../process/leftovers.js";
+import { decideSandbox } from "../process/sandbox.js";
 import { RunState } from "../runs/run-state.js";
 import type { RunContext, RunRequests } from "../stages/context.js";
 import { createRunLogger } from "../subscribers/run-log.js";
 import { createRedactor } from "../util/redact.js";
 import { secretValues } from "../verification/env.js";
-import { RUN_ID_VARIABLE } from "./leftovers.js";
 
 export interface RunSetup {
   root: string;
@@ -50,6 +51,14 @@ export async function createRunContext(
     );
   }
   const agent = registry.create(config.agent.default, config);
+  const sandbox = await decideSandbox(config.agent.sandbox, root);
+  if (sandbox.kind === "unavailable") {
+    throw new InputError(
+      ".gantry/config.json",
+      "agent.sandbox",
+      `"bwrap" is required, but ${sandbox.reason}; install bubblewrap or set "auto" or "off"`,
+    );
+  }
   const git = await openRepo(root);
   const runId = newRunId();
   // Inherited by every process the run starts, so leftovers can be found and stopped (leftovers.ts).
@@ -58,6 +67,12 @@ export async function createRunContext(
   mkdirSync(runDir, { recursive: true });
   const redact = createRedactor(secretValues(process.env, config.quality.stripEnv));
   const logger = createRunLogger(runDir, runId, redact.text);
+  if (sandbox.kind === "unsandboxed" && sandbox.warning) {
+    logger.warn({ sandbox: config.agent.sandbox }, sandbox.warning);
+    setup.warn(sandbox.warning);
+  }
+  if (sandbox.kind === "sandboxed")
+    logger.info({ sandbox: sandbox.wrapper }, "agent sessions run under bwrap");
   const bus = createEventBus({
     runId,
     flushTimeoutMs: flushTimeout(config),
@@ -114,6 +129,7 @@ export async function createRunContext(
     requests,
     plugins,
     redact,
+    ...(sandbox.kind === "sandboxed" ? { sandbox: sandbox.wrapper } : {}),
   };
   return { run, control, closeLog: () => logger.flush() };
 }

@@ -5,6 +5,7 @@ import { EXIT } from "../model/exit-codes.js";
 import type { RunSummary } from "../model/run.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
+import { killRunProcesses } from "../process/leftovers.js";
 import { createReporters, type ResolvedReporter } from "../reporters/loader.js";
 import type { CostTotals, RunContext } from "../stages/context.js";
 import { acceptance } from "../stages/post-run/acceptance.js";
@@ -13,10 +14,8 @@ import {
   type PassedStory,
   type PostRunResult,
 } from "../stages/post-run/deferred-regression.js";
-
 import { totalCostBasis } from "../subscribers/cost-log.js";
 import { wireSubscribers } from "../subscribers/index.js";
-import { killRunProcesses } from "./leftovers.js";
 import { acquireLock } from "./lock.js";
 import { isResumable, previousRun, reconcile } from "./resume.js";
 import { createRunContext } from "./run-setup.js";

@@ -1,3 +1,5 @@
+import { within } from "../process/timeout.js";
+
 /** How a plugin call ended: with a value, a throw (or rejection), past its time, or with the run interrupted. */
 export type Settled<T> =
   | { kind: "value"; value: T }
@@ -22,34 +24,27 @@ export async function settleWithin<T>(
   options: BoundOptions,
 ): Promise<Settled<T>> {
   const controller = new AbortController();
-  const timers: NodeJS.Timeout[] = [];
   const outer = options.signal;
-  let onAbort: (() => void) | undefined;
-  const bound = new Promise<Settled<T>>((resolve) => {
-    timers.push(setTimeout(() => resolve({ kind: "timeout" }), options.timeoutMs));
-    if (outer) {
-      onAbort = () => {
-        controller.abort(outer.reason);
-        timers.push(setTimeout(() => resolve({ kind: "aborted" }), options.graceMs ?? 0));
-      };
-      if (outer.aborted) onAbort();
-      else outer.addEventListener("abort", onAbort, { once: true });
-    }
-  });
+  const forward = () => controller.abort(outer?.reason);
+  if (outer?.aborted) forward();
+  else outer?.addEventListener("abort", forward, { once: true });
   const call = (async () => work(controller.signal))().then(
     (value): Settled<T> => ({ kind: "value", value }),
     (error: unknown): Settled<T> => ({ kind: "threw", error }),
   );
   try {
-    const settled = await Promise.race([call, bound]);
-    if (settled.kind === "timeout") {
+    const bounded = await within(call, {
+      ms: options.timeoutMs,
+      ...(outer ? { signal: outer, graceMs: options.graceMs ?? 0 } : {}),
+    });
+    if (bounded.kind === "timeout") {
       controller.abort(new Error(`timed out after ${Math.round(options.timeoutMs / 1000)} s`));
     }
+    const settled = bounded.kind === "value" ? bounded.value : bounded;
     if (settled.kind === "threw" && outer?.aborted) return { kind: "aborted" };
     return settled;
   } finally {
-    for (const timer of timers) clearTimeout(timer);
-    if (onAbort) outer?.removeEventListener("abort", onAbort);
+    outer?.removeEventListener("abort", forward);
   }
 }
 

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { InputError } from "../config/input-error.js";
+import { type Bounded, within } from "../process/timeout.js";
 import { resolvePackage } from "./resolve-package.js";
 import { type NamedReporter, REPORTER_METHODS, type ReporterContext, type ReporterFactory } from "./types.js";
 
@@ -58,7 +59,6 @@ export class ReporterLoadError extends InputError {
 
 /** A factory (which may be async) that has not returned by then stops the run instead of holding it up. */
 export const FACTORY_TIMEOUT_MS = 30_000;
-const LATE = Symbol("late");
 const LOOKS_BUILTIN = /^[a-z][a-z0-9-]*$/;
 const firstLine = (error: unknown) => describeError(error).split("\n")[0] as string;
 const describeError = (error: unknown) =>
@@ -158,19 +158,15 @@ export async function createReporters(
     const fail = (problem: string, cause?: unknown) =>
       new ReporterLoadError(r.origin, r.index, r.spec, problem, cause);
     const stdout = jsonOwnsStdout && r.spec !== "json" ? full.stderr : full.stdout;
-    let reporter: unknown;
-    let timer: NodeJS.Timeout | undefined;
+    let made: Bounded<unknown>;
     try {
-      const late = new Promise<typeof LATE>((done) => {
-        timer = setTimeout(() => done(LATE), FACTORY_TIMEOUT_MS);
-      });
-      reporter = await Promise.race([r.factory(structuredClone(r.options), { ...full, stdout }), late]);
+      const factory = r.factory(structuredClone(r.options), { ...full, stdout });
+      made = await within(Promise.resolve(factory), { ms: FACTORY_TIMEOUT_MS });
     } catch (error) {
       throw fail(describeError(error), error);
-    } finally {
-      clearTimeout(timer);
     }
-    if (reporter === LATE) throw fail(`the factory did not return within ${FACTORY_TIMEOUT_MS / 1000} s`);
+    if (made.kind !== "value") throw fail(`the factory did not return within ${FACTORY_TIMEOUT_MS / 1000} s`);
+    const reporter = made.value;
     if (typeof reporter !== "object" || reporter === null)
       throw fail(
         `the factory returned ${reporter === null ? "null" : typeof reporter}; expected a reporter object`,

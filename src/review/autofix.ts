@@ -10,7 +10,7 @@ export async function runMechanicalFixes(run: Workspace, storyId: string): Promi
     const command = run.config.quality.commands[fixType];
     if (!command) continue;
     run.bus.emit("autofix:attempt", { storyId, fixType, command });
-    const outcome = await runQualityCommand(run, command, 64 * 1024);
+    const outcome = await runQualityCommand(run, command, 64 * 1024, { changesCode: true });
     run.logger.info(
       { storyId, fixType, exitCode: outcome.exitCode, durationMs: outcome.durationMs },
       "autofix command",

@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AgentRequest, AgentResult } from "../agents/adapter.js";
 import type { AgentRole } from "../model/agent.js";
+import { killMarkedProcesses, SESSION_ID_VARIABLE } from "../process/leftovers.js";
 import type { RunContext, StoryContext } from "./context.js";
 
 export type SessionOutcome =
@@ -37,7 +39,7 @@ export async function runAgentSession(
   writeFileSync(promptFile, prompt);
   const model = run.agent.modelFor(ctx.tier);
   const call = { storyId: ctx.story.id, role, agent: run.agent.name, model, tier: ctx.tier };
-  const request: AgentRequest = {
+  const request: Omit<AgentRequest, "sessionId"> = {
     role,
     storyId: ctx.story.id,
     attempt,
@@ -50,11 +52,15 @@ export async function runAgentSession(
     signal: run.signal,
     feature: run.feature,
     runId: run.runId,
+    ...(run.sandbox ? { sandbox: run.sandbox } : {}),
   };
   const { retries, baseDelayMs } = run.config.agent.rateLimit;
   for (let retry = 0; ; retry += 1) {
     run.bus.emit("agent:start", call);
-    const result = await run.agent.run(request);
+    // Unique on the machine, not just in the run: another gantry's sessions must never match it.
+    const sessionId = `${run.runId}-${ctx.story.id}-${attempt}-${role}-${randomUUID()}`;
+    const result = await run.agent.run({ ...request, sessionId });
+    stopLeftovers(run, sessionId);
     record(ctx, result);
     run.bus.emit("agent:end", {
       ...call,
@@ -85,6 +91,15 @@ export async function runAgentSession(
     const stop = notNow(run);
     if (stop) return { kind: "paused", reason: stop };
   }
+}
+
+/**
+ * Whatever the session started and left running (a `setsid` helper outside its process group) is
+ * killed before gantry looks at the tree; under the sandbox its PID namespace has taken them already.
+ */
+function stopLeftovers(run: RunContext, sessionId: string): void {
+  const killed = killMarkedProcesses(SESSION_ID_VARIABLE, sessionId);
+  if (killed > 0) run.logger.warn({ sessionId, killed }, "killed processes the agent session left running");
 }
 
 /** Why no session may start now (interrupted, a pause was asked for, the cost cap is reached), if so. */

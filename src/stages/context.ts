@@ -59,6 +59,8 @@ export interface RunContext {
   plugins: PluginSet;
   /** Secret values (from the environment) taken out of everything gantry records or hands on. */
   redact: Redactor;
+  /** bwrap's command line that agent sessions and code-changing fixers run under, when `agent.sandbox` has one. */
+  sandbox?: readonly string[];
 }
 
 /** One pass of one story through the stages, at one tier. */

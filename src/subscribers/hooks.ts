@@ -2,8 +2,8 @@ import type { EventBus } from "../bus/event-bus.js";
 import { HOOK_SOURCE_EVENTS, type HookPayload } from "../config/hook-payload.js";
 import { type Config, HOOK_EVENTS, type HookEvent } from "../config/schema.js";
 import type { RunControl } from "../model/run-control.js";
+import { type ExecResult, execCommand } from "../process/executor.js";
 import type { Logger } from "../util/logger.js";
-import { type ExecResult, execCommand } from "../verification/executor.js";
 import { buildHookPayload, hookEnvironment } from "./hook-payload.js";
 
 export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;

@@ -1,5 +1,6 @@
 import type { EventBus } from "../bus/event-bus.js";
 import type { EventName } from "../model/events.js";
+import { within } from "../process/timeout.js";
 import { type EventArgs, type NamedReporter, REPORTER_METHODS, type Reporter } from "../reporters/types.js";
 import type { Logger } from "../util/logger.js";
 
@@ -55,16 +56,11 @@ export function wireReporters(
         throw new ReporterError(method, error);
       }
       if (typeof (outcome as PromiseLike<unknown> | undefined)?.then !== "function") return;
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<"late">((resolve) => {
-        if (timeoutMs > 0) timer = setTimeout(() => resolve("late"), timeoutMs);
-      });
       try {
-        if ((await Promise.race([outcome, late])) !== "late") return;
+        const settled = await within(outcome as PromiseLike<unknown>, { ms: timeoutMs });
+        if (settled.kind === "value") return;
       } catch (error) {
         throw new ReporterError(method, error);
-      } finally {
-        clearTimeout(timer);
       }
       stuck = true;
       deps.logger.warn({ subscriber, event: type, method, timeoutMs }, "reporter did not settle");

@@ -11,6 +11,8 @@ export interface Workspace {
   bus: EventBus;
   git: GitRepo;
   logger: Logger;
+  /** The sandbox commands that change code (fixers) run under, when the run has one. */
+  sandbox?: readonly string[];
 }
 
 /** One story's work in a workspace: what it changed is measured from `baseSha`. */

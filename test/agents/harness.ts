@@ -114,6 +114,7 @@ export function request(
     signal: new AbortController().signal,
     feature: "checkout",
     runId: "run-1",
+    sessionId: "run-1/US-001/1",
     ...overrides,
   };
 }

@@ -77,6 +77,7 @@ export function adapterSuite(fakes: Fakes, o: SuiteOptions): void {
       GANTRY_PROMPT_FILE: req.promptFile,
       GANTRY_FEATURE: "checkout",
       GANTRY_RUN_ID: "run-1",
+      GANTRY_SESSION_ID: "run-1/US-001/1",
     });
   });
 

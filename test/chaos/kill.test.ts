@@ -40,7 +40,11 @@ describe(`SIGKILL at seeded moments (${trials} trials, base seed ${base})`, {
 
   it("an agent session orphaned by SIGKILL is stopped before the resumed run works, so its late writes never reach a commit", async () => {
     const marker = `orphan-${process.pid}-${Math.random().toString(36).slice(2)}`;
-    const config = chaosConfig({ execution: { rectify: { enabled: true, maxAttempts: 0 } } });
+    // Unsandboxed: under bwrap (--die-with-parent) the session dies with gantry (test/e2e/sandbox.test.ts).
+    const config = chaosConfig({
+      agent: { sandbox: "off" },
+      execution: { rectify: { enabled: true, maxAttempts: 0 } },
+    });
     config.routing = { tiers: ["fast"] };
     const root = chaosProject({
       config,

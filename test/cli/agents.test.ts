@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { agentsCommand, findOnPath } from "../../src/cli/agents.js";
+import { sandboxSupport } from "../../src/process/sandbox.js";
 import { installFakes } from "../agents/harness.js";
 
 const fakes = installFakes();
@@ -60,6 +61,14 @@ describe("gantry agents", () => {
       new RegExp(`^  claude +${join(fakes.bin, "claude")} +\\(claude 9\\.9\\.9-fake\\)$`, "m"),
     );
     assert.match(out, /models: fast=haiku balanced=sonnet powerful=opus/);
+    // This machine's answer: the test suite's setup installs bubblewrap (scripts/setup-system.mjs).
+    const bwrap = await sandboxSupport();
+    assert.match(
+      out,
+      bwrap.works
+        ? /^sandbox: bubblewrap works here$/m
+        : /^sandbox: not available \(.+\): agent\.sandbox "auto" runs sessions unsandboxed$/m,
+    );
   });
 
   it("finds executables on PATH only", () => {

@@ -55,6 +55,10 @@ describe("gantry init", () => {
     const root = project(VITEST_PROJECT);
     const { code, stdout } = await init(root);
     assert.equal(code, 0);
+    assert.match(
+      stdout,
+      /^sandbox: not available \(bwrap not found\): agent\.sandbox "auto" runs sessions unsandboxed$/m,
+    );
 
     const config = readConfig(root);
     assert.deepEqual(config.quality.commands, {

@@ -39,9 +39,12 @@ const work = (name: string, value: number): Record<string, string> => ({
  */
 function hostileProject(): string {
   const config = baseConfig();
+  // The checks alone: under the sandbox the forger could write neither the ledger nor .gantry/ at all,
+  // and its helper would die with its session (test/e2e/sandbox.test.ts).
   config.agent = {
     default: "command",
     timeoutSeconds: 30,
+    sandbox: "off",
     command: { run: `node ${JSON.stringify(FORGER)}` },
   };
   config.execution = {

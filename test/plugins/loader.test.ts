@@ -84,6 +84,7 @@ function request(prompt: string, timeoutMs = 5_000): AgentRequest {
     signal: new AbortController().signal,
     feature: "f",
     runId: "r",
+    sessionId: "r-s1",
   };
 }
 

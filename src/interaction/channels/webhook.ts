@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { InteractionAction } from "../../config/schema.js";
+import { within } from "../../process/timeout.js";
 import type { Channel, ChannelReply, InteractionRequest } from "../broker.js";
 
 export const SIGNATURE_HEADER = "x-gantry-signature";
@@ -120,11 +121,8 @@ export function createWebhookChannel(options: WebhookChannelOptions): Channel & 
             unanswered: "the webhook answered pending, but interaction.webhook.callbackPort is not set",
           };
         }
-        const aborted = new Promise<ChannelReply>((resolve) => {
-          if (signal.aborted) resolve({ unanswered: "timeout" });
-          signal.addEventListener("abort", () => resolve({ unanswered: "timeout" }), { once: true });
-        });
-        return await Promise.race([callback, aborted]);
+        const outcome = await within(callback, { signal });
+        return outcome.kind === "value" ? outcome.value : { unanswered: "timeout" };
       } finally {
         waiters.delete(request.id);
       }

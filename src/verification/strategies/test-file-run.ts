@@ -1,5 +1,5 @@
 import type { VerifyStatus } from "../../model/verify.js";
-import { execCommand } from "../executor.js";
+import { execCommand } from "../../process/executor.js";
 import { parseTestOutput } from "../parsers/registry.js";
 import type { ParsedTests } from "../parsers/types.js";
 import { scopedCommand } from "../smart-runner.js";

@@ -3,6 +3,11 @@ import { readdirSync, readFileSync } from "node:fs";
 export interface ProcessGroup {
   /** Sends `signal` to every process of the group; a group that is gone already is fine. */
   signal(signal: NodeJS.Signals): void;
+  /**
+   * Sends `signal` to every live member but the leader, one by one (Linux; elsewhere to the whole group).
+   * For a leader that would die of it and take the rest down at once, like bwrap under its sandbox.
+   */
+  signalMembers(signal: NodeJS.Signals): void;
   /** True while a live process is left in the group. Zombies do not count: they are dead, just unreaped. */
   alive(): boolean;
 }
@@ -16,6 +21,19 @@ export function processGroup(pid: number | undefined): ProcessGroup {
         process.kill(-pid, signal);
       } catch {
         // The group is already gone.
+      }
+    },
+    signalMembers(signal) {
+      if (pid === undefined) return;
+      const members = liveMembersOnLinux(pid);
+      if (members === undefined) return this.signal(signal);
+      for (const member of members) {
+        if (member === pid) continue;
+        try {
+          process.kill(member, signal);
+        } catch {
+          // Gone meanwhile.
+        }
       }
     },
     alive() {
@@ -37,6 +55,12 @@ function anyMember(pgid: number): boolean {
 
 /** Whether /proc lists a non-zombie process in the group; undefined where there is no /proc to ask. */
 function liveMemberOnLinux(pgid: number): boolean | undefined {
+  const members = liveMembersOnLinux(pgid, true);
+  return members === undefined ? undefined : members.length > 0;
+}
+
+/** The group's non-zombie processes as /proc lists them (the first only, with `first`); undefined without /proc. */
+function liveMembersOnLinux(pgid: number, first = false): number[] | undefined {
   if (process.platform !== "linux") return undefined;
   let entries: string[];
   try {
@@ -44,6 +68,7 @@ function liveMemberOnLinux(pgid: number): boolean | undefined {
   } catch {
     return undefined;
   }
+  const members: number[] = [];
   for (const entry of entries) {
     if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
     let stat: string;
@@ -54,7 +79,10 @@ function liveMemberOnLinux(pgid: number): boolean | undefined {
     }
     // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so read after the last ")".
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") return true;
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") {
+      members.push(Number(entry));
+      if (first) break;
+    }
   }
-  return false;
+  return members;
 }

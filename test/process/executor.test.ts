@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { type ExecOptions, type ExecResult, execCommand } from "../../src/verification/executor.js";
-import { OutputTail } from "../../src/verification/output-tail.js";
+import { type ExecOptions, type ExecResult, execCommand } from "../../src/process/executor.js";
+import { OutputTail } from "../../src/process/output-tail.js";
 
 const work = mkdtempSync(join(tmpdir(), "gantry-exec-"));
 after(() => rmSync(work, { recursive: true, force: true }));

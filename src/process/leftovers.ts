@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 
 export const RUN_ID_VARIABLE = "GANTRY_RUN_ID";
+/** Set for one agent session's processes only, so the session's leftovers are told from the run's hooks. */
+export const SESSION_ID_VARIABLE = "GANTRY_SESSION_ID";
 
 /**
  * Every process gantry starts (agents, tests, hooks) inherits GANTRY_RUN_ID. After a SIGKILL of gantry,
@@ -8,7 +10,15 @@ export const RUN_ID_VARIABLE = "GANTRY_RUN_ID";
  * process groups, so no agent outlives its run and keeps editing the tree. Linux (/proc); elsewhere none.
  */
 export function killRunProcesses(runId: string): number {
-  const needle = `${RUN_ID_VARIABLE}=${runId}\0`;
+  return killMarkedProcesses(RUN_ID_VARIABLE, runId);
+}
+
+/**
+ * Kills the process group of every process (not gantry's own) whose environment has `variable=value`,
+ * also those that left their session's group with setsid; returns how many groups or processes it killed.
+ */
+export function killMarkedProcesses(variable: string, value: string): number {
+  const needle = `\0${variable}=${value}\0`;
   const own = processGroupOf("self");
   const targets = new Set<number>();
   let pids: string[];
@@ -20,7 +30,7 @@ export function killRunProcesses(runId: string): number {
   for (const pid of pids) {
     if (Number(pid) === process.pid) continue;
     try {
-      if (!readFileSync(`/proc/${pid}/environ`, "latin1").includes(needle)) continue;
+      if (!`\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`.includes(needle)) continue;
       const group = processGroupOf(pid);
       // A negative target is a whole group; never our own group, only that one process then.
       targets.add(group !== undefined && group > 1 && group !== own ? -group : Number(pid));

@@ -5,6 +5,7 @@ import { StringDecoder } from "node:string_decoder";
 import { setTimeout as delay } from "node:timers/promises";
 import { OutputTail } from "./output-tail.js";
 import { processGroup } from "./process-group.js";
+import { MAX_TIMER_MS, within } from "./timeout.js";
 
 export interface ExecOptions {
   command: string;
@@ -23,6 +24,11 @@ export interface ExecOptions {
   tailBytes?: number;
   /** Between SIGTERM and SIGKILL. */
   killGraceMs?: number;
+  /**
+   * A command line the shell is started under (bwrap's, up to `--`): it leads the process group then,
+   * and `/bin/sh -c command` runs inside it.
+   */
+  wrapper?: readonly string[];
   /** Sees every piece of output as it arrives. A listener that throws is not fatal; it is not called again. */
   onOutput?: (chunk: string) => void;
 }
@@ -45,8 +51,6 @@ export interface ExecResult {
 const DEFAULT_TAIL = 4 * 1024 * 1024;
 const STDERR_TAIL = 64 * 1024;
 const DEFAULT_KILL_GRACE_MS = 2000;
-/** setTimeout fires at once for anything larger. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 /** After the shell exits, how long a process outside the group that kept the pipes open may delay us. */
 const DRAIN_AFTER_EXIT_MS = 1500;
 /** How often the group is looked at while its members use their grace period. */
@@ -77,7 +81,9 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
     let termSentAt: number | undefined;
     let killTimer: NodeJS.Timeout | undefined;
 
-    const child = spawn("/bin/sh", ["-c", options.command], {
+    const shell = ["/bin/sh", "-c", options.command];
+    const [bin, ...args] = options.wrapper?.length ? [...options.wrapper, ...shell] : shell;
+    const child = spawn(bin as string, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
       detached: true,
@@ -89,7 +95,9 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
     const terminate = () => {
       if (termSentAt !== undefined) return;
       termSentAt = performance.now();
-      group.signal("SIGTERM");
+      // bwrap dies of SIGTERM and its sandbox with it at once: the command inside gets the grace period instead.
+      if (options.wrapper?.length) group.signalMembers("SIGTERM");
+      else group.signal("SIGTERM");
       killTimer = setTimeout(() => group.signal("SIGKILL"), graceMs);
     };
     const timer = setTimeout(
@@ -137,7 +145,7 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
       }
       clearTimeout(killTimer);
       group.signal("SIGKILL");
-      if (spawnError === undefined) await within(closed, DRAIN_AFTER_EXIT_MS);
+      if (spawnError === undefined) await within(closed, { ms: DRAIN_AFTER_EXIT_MS });
       child.stdout.destroy();
       child.stderr.destroy();
       for (const flush of flushers) flush();
@@ -168,12 +176,6 @@ function listen(
   const decoder = new StringDecoder("utf8");
   stream.on("data", (chunk: Buffer) => take(decoder.write(chunk), chunk.length, isErr));
   return () => take(decoder.end(), 0, isErr);
-}
-
-async function within(promise: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([promise, new Promise<void>((done) => (timer = setTimeout(done, ms)))]);
-  clearTimeout(timer);
 }
 
 /** Node reports a missing working directory as "spawn /bin/sh ENOENT"; say what is actually missing. */

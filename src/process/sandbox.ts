@@ -1,0 +1,188 @@
+import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { execCommand } from "./executor.js";
+
+export type SandboxMode = "auto" | "bwrap" | "off";
+
+/** What a sandboxed session sees besides the whole filesystem read-only (docs/security.md, "The sandbox"). */
+export interface SandboxLayout {
+  /** The project's working tree: writable. */
+  root: string;
+  /** Writable besides the tree: the agent's home, caches and temporary files. Bound before the tree. */
+  writable: string[];
+  /** Bound read-only on top of the writable ones: `.git/`, `.gantry/`, git's own config in the home. */
+  readOnly: string[];
+  /** Covered by an empty tmpfs: gantry's own state (the ledger key), not the agent's to read. */
+  hidden: string[];
+}
+
+/** The options every sandboxed session gets, and the trial run of detection with them. */
+const ISOLATION = ["--unshare-pid", "--die-with-parent", "--cap-drop", "ALL"];
+
+/**
+ * The layout for a session in `root`: the tree writable except `.git/` and `.gantry/`; the home, the
+ * XDG directories, /tmp and $TMPDIR writable (agents keep their login and caches there); git's global
+ * config read-only (gantry's own git calls read it, outside the sandbox); gantry's state directory hidden.
+ * Only paths that exist are bound: bwrap would create the missing ones on the host.
+ */
+export function sandboxLayout(root: string, env: NodeJS.ProcessEnv = process.env): SandboxLayout {
+  const home = env.HOME || homedir();
+  // Relative XDG values are ignored, as the XDG spec (and the ledger's key directory) say.
+  const xdg = (name: string, fallback: string) => {
+    const value = env[name];
+    return value && isAbsolute(value) ? value : join(home, fallback);
+  };
+  const configHome = xdg("XDG_CONFIG_HOME", ".config");
+  const writable = [home, configHome, xdg("XDG_CACHE_HOME", ".cache"), xdg("XDG_DATA_HOME", ".local/share")];
+  writable.push("/tmp");
+  if (env.TMPDIR) writable.push(env.TMPDIR);
+  const readOnly = [
+    join(root, ".git"),
+    join(root, ".gantry"),
+    join(home, ".gitconfig"),
+    join(configHome, "git"),
+  ];
+  const hidden = [gantryStateDirectory(env)];
+  const present = (paths: string[]) =>
+    [...new Set(paths.map((p) => resolve(p)))].filter((p) => existsSync(p));
+  return {
+    root: resolve(root),
+    writable: present(writable),
+    readOnly: present(readOnly),
+    hidden: present(hidden),
+  };
+}
+
+/** gantry's own state, the ledger's keys among it (src/ledger/key.ts keeps them under `<this>/keys`). */
+export function gantryStateDirectory(env: NodeJS.ProcessEnv = process.env): string {
+  const state = env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : undefined;
+  return join(state ?? join(env.HOME || homedir(), ".local", "state"), "gantry");
+}
+
+/**
+ * The bwrap command line that runs a session in `layout`, up to and including `--`: the command
+ * (`/bin/sh -c ...`) follows. Later mounts cover earlier ones, so the order is: everything read-only,
+ * fresh /dev and /proc, the writable directories, the tree, then the read-only and hidden paths inside them.
+ * No `--new-session`: gantry starts every session as its own session without a controlling terminal
+ * already (TIOCSTI has no terminal to reach), and staying in the process group lets a timeout's SIGTERM
+ * reach the agent for its grace period.
+ */
+export function bwrapArgs(layout: SandboxLayout, bwrap = "bwrap"): string[] {
+  const args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+  for (const dir of layout.writable) args.push("--bind", dir, dir);
+  args.push("--bind", layout.root, layout.root);
+  for (const path of layout.readOnly) args.push("--ro-bind", path, path);
+  for (const path of layout.hidden) args.push("--tmpfs", path);
+  args.push(...ISOLATION, "--");
+  return args;
+}
+
+export interface SandboxSupport {
+  works: boolean;
+  /** The bwrap executable found on PATH. */
+  bwrap?: string;
+  /** Why it does not work, when it does not: "bwrap not found", or what the trial run said. */
+  reason?: string;
+}
+
+const TRIAL_TIMEOUT_MS = 10_000;
+const support = new Map<string, Promise<SandboxSupport>>();
+
+/** Whether bwrap exists on PATH and a trial run with the session's isolation works here; asked once per PATH. */
+export function sandboxSupport(env: NodeJS.ProcessEnv = process.env): Promise<SandboxSupport> {
+  const path = env.PATH ?? "";
+  let answer = support.get(path);
+  if (!answer) {
+    answer = trial(path);
+    support.set(path, answer);
+  }
+  return answer;
+}
+
+async function trial(path: string): Promise<SandboxSupport> {
+  const bwrap = findExecutable("bwrap", path);
+  if (!bwrap) return { works: false, reason: "bwrap not found" };
+  const result = await execCommand({
+    command: "true",
+    cwd: "/",
+    wrapper: [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...ISOLATION, "--"],
+    timeoutMs: TRIAL_TIMEOUT_MS,
+    killGraceMs: 0,
+    tailBytes: 4096,
+  });
+  if (result.exitCode === 0) return { works: true, bwrap };
+  const said = result.output.trim().split("\n").pop()?.trim();
+  const why = result.timedOut
+    ? `a trial run did not finish within ${TRIAL_TIMEOUT_MS / 1000} s`
+    : result.spawnError
+      ? `a trial run could not start: ${result.spawnError}`
+      : `a trial run failed${said ? `: ${said}` : ` with exit code ${result.exitCode ?? result.signal}`}`;
+  return { works: false, bwrap, reason: `${bwrap} does not work here (${why})` };
+}
+
+function findExecutable(name: string, path: string): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  return undefined;
+}
+
+/** How the run's sessions are sandboxed, decided once at the start of a run from `agent.sandbox`. */
+export type SandboxDecision =
+  /** Sessions run under this wrapper (bwrap's command line, up to `--`). */
+  | { kind: "sandboxed"; wrapper: string[] }
+  /** Sessions run unsandboxed; `warning` is said once for the run when the user did not ask for that. */
+  | { kind: "unsandboxed"; warning?: string }
+  /** `bwrap` was required and does not work: the run must not start. */
+  | { kind: "unavailable"; reason: string };
+
+export async function decideSandbox(
+  mode: SandboxMode,
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<SandboxDecision> {
+  if (mode === "off") return { kind: "unsandboxed" };
+  const found = await sandboxSupport(env);
+  if (found.works && found.bwrap) {
+    // Made now, so it is hidden even when the run writes its first key only after sessions have begun.
+    mkdirSync(gantryStateDirectory(env), { recursive: true, mode: 0o700 });
+    return { kind: "sandboxed", wrapper: bwrapArgs(sandboxLayout(root, env), found.bwrap) };
+  }
+  const reason = found.reason ?? "bwrap does not work here";
+  if (mode === "bwrap") return { kind: "unavailable", reason };
+  return {
+    kind: "unsandboxed",
+    warning:
+      `gantry: sandbox not available (${reason}): agent sessions run unsandboxed, so .git/ and .gantry/ ` +
+      `are not write-protected from the agent and only its processes that keep GANTRY_SESSION_ID are stopped ` +
+      `after each session (set agent.sandbox to "off" to silence this)`,
+  };
+}
+
+/** One line for `gantry agents` and `gantry init`. */
+export async function sandboxStatusLine(
+  mode: SandboxMode,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<string> {
+  const found = await sandboxSupport(env);
+  if (found.works) {
+    return mode === "off"
+      ? `sandbox: bubblewrap works here, but agent.sandbox is "off"`
+      : "sandbox: bubblewrap works here";
+  }
+  const then =
+    mode === "bwrap"
+      ? `agent.sandbox "bwrap" refuses to run`
+      : mode === "auto"
+        ? `agent.sandbox "auto" runs sessions unsandboxed`
+        : `agent.sandbox is "off"`;
+  return `sandbox: not available (${found.reason}): ${then}`;
+}
