@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -205,3 +205,71 @@ describe("hostile agents against git (checks alone, sandbox off)", { concurrency
     );
   });
 });
+
+/**
+ * The same attacks under bubblewrap: `.git/` is read-only inside the session, so the attempt itself fails
+ * and the honest part of the work passes, with nothing of the attack left behind.
+ */
+describe("hostile agents against git (sandbox on)", { concurrency: 3 }, () => {
+  const bwrap = sandboxWorks();
+  const sandboxed = (session: AgentSession) => {
+    const root = hostileProject(session);
+    const config = JSON.parse(readFileSync(join(root, ".gantry/config.json"), "utf8"));
+    config.agent.sandbox = "bwrap";
+    writeFileSync(join(root, ".gantry/config.json"), JSON.stringify(config, null, 2));
+    git(root, "commit", "-qam", "sandbox on");
+    return root;
+  };
+
+  it("a hook cannot even be written; the honest work passes and no hook exists", {
+    skip: bwrap,
+  }, async () => {
+    const root = sandboxed({
+      write: honest,
+      sh: "printf '#!/bin/sh\\ntouch pwned\\n' > .git/hooks/post-commit; chmod +x .git/hooks/post-commit",
+    });
+    const result = await run(root);
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(!existsSync(join(root, ".git/hooks/post-commit")));
+    assert.ok(!existsSync(join(root, "pwned")));
+    assert.equal(tamperVerdicts(root).length, 0);
+  });
+
+  it("git config and HEAD cannot be changed from inside; the story passes on the branch", {
+    skip: bwrap,
+  }, async () => {
+    const root = sandboxed({ write: honest, sh: "git config filter.x.clean cat; git checkout -q --detach" });
+    const result = await run(root);
+    assert.equal(result.code, 0, result.stderr);
+    assert.throws(() => git(root, "config", "--get", "filter.x.clean"));
+    assert.equal(git(root, "symbolic-ref", "HEAD").trim(), "refs/heads/main");
+  });
+
+  it("a process left to swap files dies with the session; the commit holds the judged content", {
+    skip: bwrap,
+  }, async () => {
+    const root = sandboxed({
+      write: honest,
+      sh: `setsid sh -c 'sleep 1; echo "export const add = (a, b) => a * b;" > src/add.js' </dev/null >/dev/null 2>&1 &`,
+    });
+    const result = await run(root);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(git(root, "show", "HEAD:src/add.js"), ADD);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.equal(readFileSync(join(root, "src/add.js"), "utf8"), ADD, "the swap never happened");
+  });
+});
+
+/** A skip reason when bubblewrap cannot run here, false when it can. */
+function sandboxWorks(): string | false {
+  try {
+    execFileSync("bwrap", ["--ro-bind", "/", "/", "--unshare-pid", "--die-with-parent", "true"], {
+      timeout: 10_000,
+    });
+    return false;
+  } catch {
+    const reason = "bubblewrap (bwrap) does not work on this machine; npm run setup:system installs it";
+    console.log(`# skipped: ${reason}`);
+    return reason;
+  }
+}
