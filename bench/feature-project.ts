@@ -43,7 +43,12 @@ export function makeFeatureProject(stories: number): FeatureProject {
     passes: false,
   }));
   const config = {
-    agent: { default: "command", command: { run: AGENT } },
+    // BENCH_SANDBOX=off|bwrap|auto sets agent.sandbox (unset: the build's default; older builds lack the key).
+    agent: {
+      default: "command",
+      command: { run: AGENT },
+      ...(process.env.BENCH_SANDBOX ? { sandbox: process.env.BENCH_SANDBOX } : {}),
+    },
     quality: { commands: { test: TEST, lint: LINT, typecheck: TYPECHECK } },
     execution: { maxIterations: 10_000, regression: { mode: "deferred" } },
     reporters: ["default"],
