@@ -23,10 +23,14 @@ if (unknown.length) {
 const scores = [];
 let failed = false;
 for (const target of targets) {
-  const run = spawnSync("npx", ["stryker", "run", "--mutate", target.mutate, ...args], {
-    stdio: "inherit",
-    env: { ...process.env, GANTRY_MUTATION_TARGET: target.mutate },
-  });
+  const run = spawnSync(
+    process.execPath,
+    ["node_modules/@stryker-mutator/core/bin/stryker.js", "run", "--mutate", target.mutate, ...args],
+    {
+      stdio: "inherit",
+      env: { ...process.env, GANTRY_MUTATION_TARGET: target.mutate },
+    },
+  );
   if (run.status !== 0) failed = true;
   scores.push([target.mutate, score(target.mutate)]);
 }

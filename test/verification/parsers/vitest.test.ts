@@ -252,4 +252,86 @@ describe("vitest detection and format choice", () => {
     assert.equal(vitestParser.parse(fixture("loaderr.junit.xml")).status, "BUILD_ERROR");
     assert.equal(vitestParser.parse(fixture("fail.junit.xml")).failures[0]?.name.includes("&gt;"), false);
   });
+
+  test("JUnit names get their ' > ' back; the file is the classname, else the suite, else none", () => {
+    assert.deepEqual(
+      vitestParser.parse(fixture("fail.junit.xml")).failures.map((f) => [f.name, f.file]),
+      [
+        ["strings > concatenates", "math.test.js"],
+        ["throws on bad input", "math.test.js"],
+      ],
+    );
+    const xml = (testcase: string, suite = "") =>
+      vitestParser.parse(
+        `<testsuites name="vitest tests">\n<testsuite name="${suite}" tests="1" failures="1">\n${testcase}\n</testsuite>\n</testsuites>`,
+      ).failures;
+    const failing = (attrs: string) => `<testcase ${attrs}><failure message="boom">boom</failure></testcase>`;
+    assert.deepEqual(xml(failing('name="t"'), "s.test.js"), [
+      { name: "t", file: "s.test.js", message: "boom" },
+    ]);
+    assert.deepEqual(xml(failing('classname="c.test.js" name="t"'), "s.test.js")[0]?.file, "c.test.js");
+    assert.deepEqual(xml(failing('name="t"')), [{ name: "t", message: "boom" }]);
+  });
+
+  test("a JUnit load error needs a file-level failure and a load error in its first 4000 characters", () => {
+    const xml = (testcase: string) =>
+      vitestParser.parse(
+        `<testsuites name="vitest tests">\n<testsuite name="a.test.js" tests="1" failures="1">\n${testcase}\n</testsuite>\n</testsuites>`,
+      ).status;
+    const fileLevel = (text: string) =>
+      `<testcase classname="a.test.js" name="a.test.js"><failure message="x">${text}</failure></testcase>`;
+    assert.equal(xml(fileLevel("Error: Cannot find module './x.js'")), "BUILD_ERROR");
+    assert.equal(xml(fileLevel("Error: a hook failed")), "TEST_FAILURE");
+    assert.equal(xml(fileLevel(`${"x".repeat(3990)} Cannot find module`)), "TEST_FAILURE");
+    assert.equal(
+      xml(
+        `<testcase classname="a.test.js" name="t"><failure message="x">Cannot find module './x.js'</failure></testcase>`,
+      ),
+      "TEST_FAILURE",
+    );
+  });
+
+  test("detection is anchored to the start of a line", () => {
+    for (const text of [
+      "x RUN  v3.2.7 /app",
+      "xNo test files found, exiting with code 1",
+      "x Test Files  1 passed (1)",
+    ]) {
+      assert.equal(vitestParser.detect(text), false, text);
+    }
+    assert.equal(vitestParser.detect(" Test Files  12 passed (12)"), true);
+  });
+
+  test("a JUnit document without vitest's name is JUnit only when no text summary is printed", () => {
+    const generic =
+      '<testsuites name="x">\n<testsuite name="a" tests="1"><testcase classname="a" name="y"/></testsuite>\n</testsuites>';
+    assert.deepEqual([vitestParser.parse(generic).status, vitestParser.parse(generic).passed], ["PASS", 1]);
+    const summary = [" Test Files  1 passed (1)", "      Tests  4 passed (4)"];
+    for (const [extra, passed] of [
+      [summary, 4],
+      [["   Test Files  1 passed (1)", "      Tests  4 passed (4)"], 4],
+      [["x Test Files  1 passed (1)"], 1],
+      [["Test Files 1 passed (1)"], 1],
+    ] as const) {
+      assert.equal(vitestParser.parse([generic, ...extra].join("\n")).passed, passed, extra.join(" / "));
+    }
+    // vitest's own name is looked for in the first 64 KiB only.
+    const late = [...summary, "x".repeat(70_000), '<testsuites name="vitest tests"></testsuites>'].join("\n");
+    assert.equal(vitestParser.parse(late).passed, 4);
+  });
+
+  test("a failure message is cut at lines that start like a stack, a rule or a heading, not ones that contain them", () => {
+    const message = (lines: string[]) =>
+      parse([" FAIL  a.test.ts > t", ...lines, "", " Test Files  1 failed (1)", "      Tests  1 failed (1)"])
+        .failures[0]?.message;
+    assert.equal(
+      message(["Error: failed at step 2", "x ⎯ y", "x FAIL  z", " FAIL single"]),
+      "Error: failed at step 2\nx ⎯ y\nx FAIL  z\nFAIL single",
+    );
+    assert.equal(message(["Error: x", " FAIL  b.test.ts"]), "Error: x");
+  });
+
+  test("counts read a number and a word however they are spaced", () => {
+    assert.equal(parse([" Test Files  1 passed (1)", "      Tests  3   passed (3)"]).passed, 3);
+  });
 });
