@@ -34,7 +34,7 @@ export async function runVerification(run: Workspace, request: VerifyRequest): P
 
   async function runTests(run: Workspace, request: VerifyRequest, command: string): Promise<VerifyResult> {
     const outcome = await runQualityCommand(run, command);
-    const parsed = parseTestOutput(outcome.output);
+    const parsed = parseTestOutput(outcome.output, { command });
     const { status, reason } = judgeStatus(parsed, outcome);
     return {
       storyId: request.storyId,

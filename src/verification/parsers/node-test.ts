@@ -24,10 +24,45 @@ const SUMMARY_KEYS = new Set([
 ]);
 const DOT_REASON = "node's dot reporter prints no counts; run with --test-reporter=spec or tap";
 
+/** The summary line that opens node's counts in the spec, tap and junit reporters. */
+const SUMMARY_OPENS = /^(?:ℹ|#) tests \d+$|^\s*<!--\s*tests \d+\s*-->$/;
+/** A passing top-level entry in the spec, tap and junit reporters; group 1 is its name. */
+const PASSING_TOP_LEVEL = [
+  /^✔ (.+?)(?: \([\d.]+m?s\))?$/,
+  /^ok \d+ - (.+?)$/,
+  /^\s*<testcase name="([^"]+)"[^>]*\/>$/,
+];
+/** An absolute path of a script file: node names a test file's own entry after the file. */
+const TEST_FILE_PATH = /^(?:\/|[A-Za-z]:\\)[^\n]*\.[cm]?[jt]sx?$/;
+
+/**
+ * Test files that produced no test of their own: node reports such a file as one passing test named
+ * after its path (the code under test may have ended the process before any test ran). They count in
+ * node's `pass` total but executed nothing. Counted for the last summary in the output.
+ */
+export function testlessFiles(text: string): number {
+  let current = 0;
+  let closed = 0;
+  for (const line of splitLines(text)) {
+    if (SUMMARY_OPENS.test(line)) {
+      closed = current;
+      current = 0;
+      continue;
+    }
+    if (line.length > 4096) continue;
+    for (const pattern of PASSING_TOP_LEVEL) {
+      const name = pattern.exec(line)?.[1];
+      if (name !== undefined && TEST_FILE_PATH.test(name)) current++;
+    }
+  }
+  return closed;
+}
+
 function fromSummary(summary: Map<string, number>, failures: TestFailure[], text: string): ParsedTests {
   if (!summary.has("pass") || !summary.has("fail"))
     return unparsed(RUNNER, "no node test summary (ℹ tests / # tests) found");
-  const passed = summary.get("pass") ?? 0;
+  const testless = testlessFiles(text);
+  const passed = Math.max(0, (summary.get("pass") ?? 0) - testless);
   const failed = (summary.get("fail") ?? 0) + (summary.get("cancelled") ?? 0);
   const skipped = (summary.get("skipped") ?? 0) + (summary.get("todo") ?? 0);
   const fileLevel = failures.find(
@@ -50,7 +85,13 @@ function fromSummary(summary: Map<string, number>, failures: TestFailure[], text
     failed,
     skipped,
     failures,
-    noTestsReason: "node's test runner reported tests 0",
+    ...(testless > 0 && passed + failed > 0
+      ? { note: `${testless} test file(s) ended without a test of their own; not counted as executed` }
+      : {}),
+    noTestsReason:
+      testless > 0
+        ? `no test ran: ${testless} test file(s) ended without a test of their own (node counts each as a passed test named after the file)`
+        : "node's test runner reported tests 0",
   });
 }
 

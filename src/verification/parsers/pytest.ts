@@ -112,7 +112,7 @@ function parseText(text: string): ParsedTests {
   // Without a short summary (-rN), the FAILURES section headings are all there is.
   if (failures.length === 0) {
     for (const [name, detail] of summarised.details) {
-      failures.add(failure(name.replace(/^ERROR collecting /, ""), detail.message, detail.file));
+      failures.add(failure(name.replace(/^ERROR collecting /, ""), detail.message || "failed", detail.file));
     }
   }
   const s = summary;

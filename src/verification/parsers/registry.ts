@@ -1,11 +1,14 @@
 /**
- * One entry point for every test log: normalise it, then parse it with the named runner's parser or
- * with the first parser that recognises it. Parsers are asked most specific first: formats with an
- * unmistakable marker (go's JSON events, cargo's `test result:`, pytest's session banner, vitest's
- * and jest's summaries, node's `ℹ tests`) before mocha's looser `N passing`, and the generic JUnit
- * and TAP readers last, so that vitest's or node's own JUnit and TAP output keeps its runner's name.
+ * One entry point for every test log: normalise it, then parse it with the runner's parser when the
+ * runner is known (named, or read from the test command), else with the parsers that recognise it.
+ * Parsers are asked most specific first: formats with an unmistakable marker (go's JSON events,
+ * cargo's `test result:`, pytest's session banner, vitest's and jest's summaries, node's `ℹ tests`)
+ * before mocha's looser `N passing`, and the generic JUnit and TAP readers last, so that vitest's or
+ * node's own JUnit and TAP output keeps its runner's name. Two runners that each read counts in the
+ * same output is UNPARSED: one of them is text printed by something else, and which is not knowable.
  */
 import { cargoParser } from "./cargo.js";
+import { runnerOfCommand } from "./command-runner.js";
 import { goParser } from "./go.js";
 import { jestParser } from "./jest.js";
 import { junitParser } from "./junit.js";
@@ -30,6 +33,8 @@ const PARSERS: readonly TestOutputParser[] = [
   junitParser,
   tapParser,
 ];
+/** Formats several runners write: read only when no runner's own parser could. */
+const GENERIC = new Set([junitParser.name, tapParser.name]);
 
 export const parserNames: readonly string[] = PARSERS.map((p) => p.name);
 
@@ -46,24 +51,41 @@ export function getParser(name: string): TestOutputParser {
 export interface ParseOptions {
   /** Parse as this runner's output instead of detecting it. */
   runner?: string;
+  /** The command that printed the output: the runner it calls decides, as if named. */
+  command?: string;
 }
 
 export function parseTestOutput(text: string, options: ParseOptions = {}): ParsedTests {
-  const chosen = options.runner ? getParser(options.runner) : undefined;
+  const name = options.runner ?? runnerOfCommand(options.command);
+  const chosen = name ? getParser(name) : undefined;
   const normalized = normalizeOutput(text);
   if (chosen) return chosen.parse(normalized);
   if (!normalized.trim()) return unparsed("unknown", "the test output is empty");
   let first: ParsedTests | undefined;
+  const readings: ParsedTests[] = [];
   for (const parser of PARSERS) {
+    if (readings.length > 0 && GENERIC.has(parser.name)) break;
     if (!parser.detect(normalized)) continue;
     const parsed = parser.parse(normalized);
     // A recognised runner that could not read its counts says why; another parser that can read
     // the same output (a JUnit report printed after the console output, say) gets its turn first.
-    if (parsed.status !== "UNPARSED") return parsed;
-    first ??= parsed;
+    if (parsed.status !== "UNPARSED") readings.push(parsed);
+    else first ??= parsed;
   }
+  const [reading, other] = readings;
+  if (reading && other) return conflicting(reading, other);
   return (
+    reading ??
     first ??
     unparsed("unknown", `no known test runner output was recognised (tried: ${parserNames.join(", ")})`)
+  );
+}
+
+function conflicting(a: ParsedTests, b: ParsedTests): ParsedTests {
+  const counts = (p: ParsedTests): string => `${p.runner}: ${p.passed} passed, ${p.failed} failed`;
+  return unparsed(
+    "unknown",
+    `two different runners' summaries in one output (${counts(a)}; ${counts(b)}): one was printed by ` +
+      "something else; name the runner in the test command (quality.commands.test)",
   );
 }

@@ -27,15 +27,13 @@ interface Counts {
   [word: string]: number;
 }
 
-/** `2 failed | 3 passed (5)` → {failed: 2, passed: 3, total: 5}; `no tests` → {}. */
+/** `2 failed | 3 passed (5)` → {failed: 2, passed: 3}; `no tests` → {}. */
 function counts(text: string): Counts {
   const out: Counts = {};
   for (const part of text.split("|")) {
     const m = /(\d+)\s+([a-z]+)/.exec(part);
     if (m) out[m[2] as string] = toInt(m[1]);
   }
-  const total = /\((\d+)\)\s*$/.exec(text);
-  if (total) out.total = toInt(total[1]);
   return out;
 }
 

@@ -26,14 +26,15 @@ export async function runTestFile(options: {
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
 }): Promise<TestFileRun> {
+  const command = scopedCommand(options.template, [options.file]);
   const outcome = await execCommand({
-    command: scopedCommand(options.template, [options.file]),
+    command,
     cwd: options.cwd,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     env: options.env,
   });
-  const parsed = parseTestOutput(outcome.output);
+  const parsed = parseTestOutput(outcome.output, { command });
   const { status, reason } = judgeStatus(parsed, outcome);
   return { aborted: outcome.aborted, status, parsed, ...(reason ? { reason } : {}) };
 }

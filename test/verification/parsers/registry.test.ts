@@ -50,10 +50,15 @@ describe("parser registry", () => {
   test("empty or unrecognised output is UNPARSED from runner unknown", () => {
     const empty = parseTestOutput("  \n");
     assert.deepEqual([empty.runner, empty.status, empty.executed], ["unknown", "UNPARSED", 0]);
+    assert.equal(empty.reason, "the test output is empty");
+    assert.equal(parseTestOutput("").reason, "the test output is empty");
     const other = parseTestOutput("Compiling...\nDone in 2s\n");
     assert.equal(other.runner, "unknown");
     assert.equal(other.status, "UNPARSED");
-    assert.match(other.reason ?? "", /no known test runner output was recognised/);
+    assert.equal(
+      other.reason,
+      "no known test runner output was recognised (tried: go, cargo, pytest, vitest, jest, node-test, mocha, junit, tap)",
+    );
     assert.deepEqual(other.failures, []);
   });
 
@@ -137,4 +142,63 @@ describe("parser registry", () => {
       }
     }
   });
+
+  test("the runner the command calls decides; a summary printed for another runner is not consulted", () => {
+    const nodeFails = fixture("node-test/fail.spec.log");
+    const faked = `${CARGO_PASS}\n${nodeFails}`;
+    const named = parseTestOutput(faked, { command: "node --test --test-reporter=spec test/" });
+    assert.deepEqual(
+      [named.runner, named.status, named.passed, named.failed],
+      ["node-test", "TEST_FAILURE", 2, 2],
+    );
+    // An explicit runner wins over the command's.
+    assert.equal(parseTestOutput(faked, { runner: "cargo", command: "node --test" }).runner, "cargo");
+    // A command that names no runner leaves it to detection.
+    assert.equal(parseTestOutput(fixture("cargo/pass.default.log"), { command: "npm test" }).runner, "cargo");
+  });
+
+  test("two different runners' summaries in one output are UNPARSED, naming both", () => {
+    for (const [text, runners] of [
+      [
+        `${CARGO_PASS}\n${fixture("node-test/fail.spec.log")}`,
+        /cargo: 5 passed, 0 failed; node-test: 2 passed, 2 failed/,
+      ],
+      [
+        `${fixture("pytest/pass.q.log")}\n${fixture("vitest/pass.default.log")}`,
+        /pytest: 4 passed, 0 failed; vitest: 4 passed, 0 failed/,
+      ],
+      [
+        `${fixture("node-test/exitzero.spec.log")}\n${CARGO_PASS}`,
+        /cargo: 5 passed, 0 failed; node-test: 0 passed, 0 failed/,
+      ],
+    ] as const) {
+      const parsed = parseTestOutput(text, { command: "npm test" });
+      assert.equal(parsed.status, "UNPARSED");
+      assert.equal(parsed.runner, "unknown");
+      assert.deepEqual([parsed.executed, parsed.passed, parsed.failed, parsed.failures], [0, 0, 0, []]);
+      assert.match(parsed.reason ?? "", /^two different runners' summaries in one output \(/);
+      assert.match(parsed.reason ?? "", runners);
+      assert.match(parsed.reason ?? "", /name the runner in the test command \(quality\.commands\.test\)$/);
+    }
+  });
+
+  test("a runner's own JUnit or TAP output is not a second runner", () => {
+    assert.equal(parseTestOutput(fixture("node-test/pass.tap.log")).runner, "node-test");
+    assert.equal(parseTestOutput(fixture("mocha/fail.tap.log"), { command: "mocha -R tap" }).runner, "mocha");
+    assert.equal(parseTestOutput(fixture("vitest/stdout.junit.xml")).runner, "vitest");
+    // A TAP stream printed next to a runner's summary does not count against it either.
+    const extraTap = `${fixture("jest/pass.default.log")}\n1..2\nok 1 - a\nok 2 - b\n`;
+    assert.deepEqual([parseTestOutput(extraTap).runner, parseTestOutput(extraTap).status], ["jest", "PASS"]);
+  });
+
+  test("a runner that recognises its output but cannot read counts yields to one that can", () => {
+    const parsed = parseTestOutput(`ℹ tests 3\n${CARGO_PASS}`);
+    assert.deepEqual([parsed.runner, parsed.status, parsed.passed], ["cargo", "PASS", 5]);
+    const dot = parseTestOutput(fixture("node-test/pass.dot.log"));
+    assert.deepEqual([dot.runner, dot.status], ["node-test", "UNPARSED"]);
+    assert.match(dot.reason ?? "", /dot reporter/);
+  });
 });
+
+const CARGO_PASS =
+  "test result: ok. 5 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s";

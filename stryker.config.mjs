@@ -1,0 +1,97 @@
+// Mutation testing of the code that decides a verdict: `npm run test:mutation` (not part of `npm test`)
+// runs scripts/mutation.mjs, which runs Stryker once per target below, each with only its own tests
+// (Stryker's command runner judges a mutant by the exit code of one command, so each target's run
+// should not pay for the others' tests).
+//   one file:    npm run test:mutation -- --mutate src/verification/status.ts
+//   Stryker flags pass through, e.g. npm run test:mutation -- --mutate src/x.ts --incremental
+// Reports: reports/mutation/<file name>.html and .json (git-ignored).
+
+/** Add a file here with the node:test files that would notice a change to it. */
+export const TARGETS = [
+  {
+    mutate: "src/verification/status.ts",
+    tests: ["test/verification/status.test.ts", "test/verification/parsers/fixtures.test.ts"],
+  },
+  {
+    mutate: "src/verification/parsers/registry.ts",
+    tests: [
+      "test/verification/parsers/registry.test.ts",
+      "test/verification/parsers/command-runner.test.ts",
+      "test/verification/parsers/fixtures.test.ts",
+    ],
+  },
+  {
+    mutate: "src/verification/parsers/command-runner.ts",
+    tests: ["test/verification/parsers/command-runner.test.ts"],
+  },
+  {
+    mutate: "src/verification/parsers/node-test.ts",
+    tests: [
+      "test/verification/parsers/node-test.test.ts",
+      "test/verification/parsers/js-runners.test.ts",
+      "test/verification/parsers/fixtures.test.ts",
+    ],
+  },
+  {
+    mutate: "src/verification/parsers/vitest.ts",
+    tests: [
+      "test/verification/parsers/vitest.test.ts",
+      "test/verification/parsers/js-runners.test.ts",
+      "test/verification/parsers/fixtures.test.ts",
+    ],
+  },
+  {
+    mutate: "src/verification/parsers/pytest.ts",
+    tests: [
+      "test/verification/parsers/pytest.test.ts",
+      "test/verification/parsers/native-runners.test.ts",
+      "test/verification/parsers/fixtures.test.ts",
+    ],
+  },
+  {
+    mutate: "src/ledger/gate-rule.ts",
+    tests: ["test/ledger/gate-rule.test.ts"],
+  },
+];
+
+/** The target scripts/mutation.mjs runs, else `--mutate a.ts,b.ts` given to Stryker directly. */
+function requested(argv) {
+  const at = argv.findIndex((a) => a === "--mutate" || a === "-m" || a.startsWith("--mutate="));
+  if (at < 0) return undefined;
+  const value = argv[at].startsWith("--mutate=") ? argv[at].slice("--mutate=".length) : argv[at + 1];
+  return (value ?? "").split(",").map((s) => s.replace(/:.*$/, "").trim());
+}
+
+const wanted = process.env.GANTRY_MUTATION_TARGET
+  ? [process.env.GANTRY_MUTATION_TARGET]
+  : requested(process.argv);
+const unknown = (wanted ?? []).filter((file) => !TARGETS.some((t) => t.mutate === file));
+if (unknown.length) {
+  throw new Error(`stryker.config.mjs: no target for ${unknown.join(", ")}; add it to TARGETS first`);
+}
+const selected = wanted ? TARGETS.filter((t) => wanted.includes(t.mutate)) : TARGETS;
+const testFiles = [...new Set(selected.flatMap((t) => t.tests))];
+const reportName = selected.length === 1 ? selected[0].mutate.split("/").pop().replace(/\.ts$/, "") : "all";
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  testRunner: "command",
+  commandRunner: {
+    command: `node --import tsx --test-reporter=dot scripts/mutation-tests.mjs ${testFiles.join(" ")}`,
+  },
+  mutate: selected.map((t) => t.mutate),
+  concurrency: 2,
+  timeoutMS: 30_000,
+  coverageAnalysis: "off",
+  reporters: ["clear-text", "html", "json", "progress"],
+  htmlReporter: { fileName: `reports/mutation/${reportName}.html` },
+  jsonReporter: { fileName: `reports/mutation/${reportName}.json` },
+  incrementalFile: `reports/mutation/${reportName}.incremental.json`,
+  // TypeScript 7 has no JavaScript API for Stryker's tsconfig rewriting, and the sandbox needs none
+  // (tsx runs the sources; nothing extends a tsconfig outside the project): point it at no file.
+  tsconfigFile: "stryker-no-tsconfig.json",
+  tempDirName: ".stryker-tmp",
+  cleanTempDir: "always",
+  ignorePatterns: ["dist", "reports", ".gantry", "bench"],
+  thresholds: { high: 90, low: 90, break: null },
+};

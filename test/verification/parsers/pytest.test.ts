@@ -1,0 +1,289 @@
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { describe, test } from "node:test";
+import { pytestParser } from "../../../src/verification/parsers/pytest.js";
+
+const fixture = (path: string): string =>
+  readFileSync(new URL(`../../fixtures/parsers/pytest/${path}`, import.meta.url), "utf8");
+const parse = (lines: string[]) => pytestParser.parse(lines.join("\n"));
+const counts = (line: string) => {
+  const p = parse([line]);
+  return [p.status, p.passed, p.failed, p.skipped];
+};
+
+describe("pytest's closing line", () => {
+  test("every word is counted where it belongs; deselected and warnings not at all", () => {
+    assert.deepEqual(
+      counts(
+        "1 failed, 2 passed, 3 skipped, 4 deselected, 5 xfailed, 6 xpassed, 7 warnings, 1 error in 0.50s",
+      ),
+      ["TEST_FAILURE", 8, 2, 8],
+    );
+    assert.deepEqual(counts("2 errors in 1s"), ["TEST_FAILURE", 0, 2, 0]);
+    assert.deepEqual(counts("3 passed, 1 warning in 0.01s"), ["PASS", 3, 0, 0]);
+    assert.deepEqual(counts("3 passed, 2 rerun in 0.01s"), ["PASS", 3, 0, 0]);
+    assert.deepEqual(counts("3 passed, 4 subtests passed in 0.01s"), ["PASS", 3, 0, 0]);
+    assert.deepEqual(counts("=== 3 passed in 0.01s (0:00:01) ==="), ["PASS", 3, 0, 0]);
+    assert.deepEqual(counts("1 passed, 1 passed in 1s"), ["PASS", 2, 0, 0]);
+  });
+
+  test("a closing line needs its duration, and may not be indented or too long", () => {
+    assert.equal(parse(["3 passed"]).status, "UNPARSED");
+    assert.equal(parse(["  3 passed in 0.1s"]).status, "UNPARSED");
+    assert.equal(parse(["x 3 passed in 0.1s"]).status, "UNPARSED");
+    assert.equal(parse(["3 passed in 0.1s and more"]).status, "UNPARSED");
+    assert.equal(parse([`== 3 passed in 0.1s ${" ".repeat(400)}==`]).status, "UNPARSED");
+    assert.equal(parse(["3 passed in 0.1s"]).status, "PASS");
+    assert.equal(parse(["nothing"]).reason, "no pytest summary line (N passed/failed in Xs) found");
+  });
+
+  test("`no tests ran` is NO_TESTS in pytest's words, and a later real summary replaces it", () => {
+    const none = parse(["no tests ran in 0.01s"]);
+    assert.deepEqual([none.status, none.reason, none.executed], ["NO_TESTS", "pytest: no tests ran", 0]);
+    assert.equal(parse(["===== no tests ran in 0.01s ====="]).status, "NO_TESTS");
+    assert.equal(parse(["no tests ran in 0.01s", "2 passed in 0.1s"]).status, "PASS");
+    assert.equal(parse(["2 passed in 0.1s", "no tests ran in 0.01s"]).status, "NO_TESTS");
+    assert.equal(parse(["0 passed in 0.1s"]).reason, "pytest ran no test");
+  });
+
+  test("the last closing line counts, with the failures listed since the one before", () => {
+    const text = `${fixture("fail.default.log")}\n${fixture("pass.default.log")}`;
+    const parsed = pytestParser.parse(text);
+    assert.deepEqual([parsed.status, parsed.passed, parsed.failures.length], ["PASS", 4, 0]);
+    const again = pytestParser.parse(`${fixture("pass.default.log")}\n${fixture("fail.default.log")}`);
+    assert.deepEqual(
+      again.failures.map((f) => f.name),
+      ["TestStrings::test_concatenates", "test_throws_on_bad_input"],
+    );
+  });
+});
+
+describe("pytest's failures", () => {
+  const run = (body: string[], summary = "1 failed in 0.1s") =>
+    parse(["=== FAILURES ===", ...body, "=== short test summary info ===", ...SHORT, `=== ${summary} ===`]);
+  let SHORT: string[] = [];
+
+  test("the short summary names file and test; the FAILURES section gives the E lines and location", () => {
+    SHORT = ["FAILED tests/test_a.py::TestX::test_one - AssertionError: short"];
+    const parsed = run([
+      "___ TestX.test_one ___",
+      "    def test_one():",
+      "E   AssertionError: full",
+      "E   second",
+      "tests/test_a.py:3: AssertionError",
+    ]);
+    assert.deepEqual(parsed.failures, [
+      { name: "TestX::test_one", file: "tests/test_a.py", message: "AssertionError: full\nsecond" },
+    ]);
+  });
+
+  test("without details the short summary's own message, else its kind, is the message", () => {
+    SHORT = [
+      "FAILED tests/test_a.py::test_two - ValueError: from the summary",
+      "ERROR tests/test_b.py::test_three",
+    ];
+    const parsed = run([], "1 failed, 1 error in 0.1s");
+    assert.deepEqual(parsed.failures, [
+      { name: "test_two", file: "tests/test_a.py", message: "ValueError: from the summary" },
+      { name: "test_three", file: "tests/test_b.py", message: "ERROR" },
+    ]);
+  });
+
+  test("setup and teardown errors and collection errors find their details", () => {
+    SHORT = [
+      "ERROR tests/test_a.py::test_s - RuntimeError: s",
+      "ERROR tests/test_a.py::test_t - RuntimeError: t",
+      "ERROR tests/test_c.py",
+    ];
+    const parsed = parse([
+      "=== ERRORS ===",
+      "___ ERROR at setup of test_s ___",
+      "E   RuntimeError: setup broke",
+      "___ ERROR at teardown of test_t ___",
+      "E   RuntimeError: teardown broke",
+      "___ ERROR collecting tests/test_c.py ___",
+      "E   SyntaxError: bad",
+      "=== short test summary info ===",
+      ...SHORT,
+      "=== 3 errors in 0.1s ===",
+    ]);
+    assert.deepEqual(
+      parsed.failures.map((f) => [f.name, f.message]),
+      [
+        ["test_s", "RuntimeError: setup broke"],
+        ["test_t", "RuntimeError: teardown broke"],
+        ["tests/test_c.py", "SyntaxError: bad"],
+      ],
+    );
+  });
+
+  test("a short-summary line outside its section, or of another kind, is not a failure", () => {
+    const parsed = parse([
+      "FAILED tests/test_a.py::test_x - boom",
+      "PASSED tests/test_a.py::test_y",
+      "1 failed in 0.1s",
+    ]);
+    assert.deepEqual(parsed.failures, []);
+    assert.equal(parsed.status, "TEST_FAILURE");
+  });
+
+  test("without a short summary the FAILURES headings are the failures", () => {
+    const parsed = parse([
+      "=== FAILURES ===",
+      "___ test_a ___",
+      "E   AssertionError: one",
+      "src/mod.py:4: AssertionError",
+      "/usr/lib/python3/site.py:4: in x",
+      "___ test_b ___",
+      "E   ",
+      "=== 2 failed in 0.1s ===",
+    ]);
+    assert.deepEqual(parsed.failures, [
+      { name: "test_a", file: "src/mod.py", message: "AssertionError: one" },
+      { name: "test_b", message: "failed" },
+    ]);
+  });
+
+  test("a failure keeps at most eight E lines, and locations in site-packages or absolute are not its file", () => {
+    const e = Array.from({ length: 10 }, (_, i) => `E   line ${i}`);
+    const parsed = parse([
+      "=== FAILURES ===",
+      "___ t ___",
+      ...e,
+      "lib/site-packages/x.py:1: Error",
+      "/abs/y.py:2: Error",
+      "=== 1 failed in 0.1s ===",
+    ]);
+    assert.deepEqual(parsed.failures, [
+      {
+        name: "t",
+        message: e
+          .slice(0, 8)
+          .map((l) => l.slice(4))
+          .join("\n"),
+      },
+    ]);
+  });
+
+  test("headings are read only inside FAILURES and ERRORS sections", () => {
+    const parsed = parse([
+      "=== warnings summary ===",
+      "___ not_a_test ___",
+      "E   x",
+      "=== 1 failed in 0.1s ===",
+    ]);
+    assert.deepEqual(parsed.failures, []);
+  });
+});
+
+describe("pytest's collection errors", () => {
+  test("an import error during collection is a BUILD_ERROR naming the module and the error", () => {
+    const parsed = pytestParser.parse(fixture("importerr.q.log"));
+    assert.equal(parsed.status, "BUILD_ERROR");
+    assert.equal(
+      parsed.reason,
+      "tests/test_math.py did not load: ModuleNotFoundError: No module named 'missing_module'",
+    );
+  });
+
+  test("the Interrupted banner, or an ERROR collecting heading, marks the run; without detail it says so", () => {
+    assert.deepEqual(
+      [parse(["!!!! Interrupted: 2 errors during collection !!!!", "2 errors in 0.1s"]).reason],
+      ["errors during collection"],
+    );
+    assert.equal(
+      parse(["!!!! Interrupted: 1 error during collection !!!!", "1 error in 0.1s"]).status,
+      "BUILD_ERROR",
+    );
+    assert.equal(parse(["___ ERROR collecting tests/x.py ___", "1 error in 0.1s"]).status, "BUILD_ERROR");
+    assert.equal(parse(["x ___ ERROR collecting tests/x.py ___", "1 error in 0.1s"]).status, "TEST_FAILURE");
+    assert.equal(
+      parse(["!!!! Interrupted: 1 error during collection", "1 error in 0.1s"]).status,
+      "TEST_FAILURE",
+    );
+    // Collection errors of a run before the last summary do not carry over.
+    assert.equal(
+      parse(["!!!! Interrupted: 1 error during collection !!!!", "1 error in 0.1s", "2 passed in 0.1s"])
+        .status,
+      "PASS",
+    );
+  });
+
+  test("ImportError lines name the module when there is no E line", () => {
+    const parsed = parse([
+      "=== ERRORS ===",
+      "___ ERROR collecting tests/x.py ___",
+      "ImportError while importing test module '/p/tests/x.py'.",
+      "=== short test summary info ===",
+      "ERROR tests/x.py",
+      "!!!! Interrupted: 1 error during collection !!!!",
+      "1 error in 0.1s",
+    ]);
+    assert.equal(
+      parsed.reason,
+      "tests/x.py did not load: ImportError while importing test module '/p/tests/x.py'.",
+    );
+  });
+});
+
+describe("pytest detection and JUnit", () => {
+  test("it recognises its banners and closing lines, and nothing like them", () => {
+    for (const text of [
+      "======== test session starts ========",
+      '<testsuite name="pytest" tests="1">',
+      '<testsuites name="pytest tests">',
+      "=== short test summary info ===",
+      "===== 2 failed, 1 passed in 1.20s =====",
+      "==== 1 passed in 0.1s (0:00:01) ====",
+      "1 passed, 2 deselected in 0.1s",
+      "3 errors in 0.1s",
+      "no tests ran in 0.01s",
+    ]) {
+      assert.equal(pytestParser.detect(text), true, text);
+    }
+    for (const text of [
+      "test session starts",
+      "== test session starts",
+      "1 passed",
+      "1 passed in 0.1s!",
+      " 1 passed in 0.1s",
+      "=== 1 passed ===",
+      "no tests ran",
+      '<testsuite name="jest">',
+      "short test summary info",
+    ]) {
+      assert.equal(pytestParser.detect(text), false, text);
+    }
+  });
+
+  test("JUnit XML is read as JUnit unless the session banner is there too", () => {
+    const junit = pytestParser.parse(fixture("fail.junit.xml"));
+    assert.deepEqual([junit.status, junit.passed, junit.failed], ["TEST_FAILURE", 3, 2]);
+    assert.deepEqual(
+      junit.failures.map((f) => [f.name, f.file]),
+      [
+        ["TestStrings::test_concatenates", "tests/test_math.py"],
+        ["test_throws_on_bad_input", "tests/test_math.py"],
+      ],
+    );
+    const broken = pytestParser.parse(fixture("importerr.junit.xml"));
+    assert.equal(broken.status, "BUILD_ERROR");
+    assert.deepEqual(
+      broken.failures.map((f) => [f.name, f.file]),
+      [["tests/test_math.py", "tests/test_math.py"]],
+    );
+    const both = pytestParser.parse(
+      `<testsuites name="pytest tests">\n=== test session starts ===\n2 passed in 0.1s`,
+    );
+    assert.deepEqual([both.status, both.passed], ["PASS", 2]);
+  });
+
+  test("a JUnit test without a module part has no file", () => {
+    const xml =
+      '<testsuites name="pytest tests"><testsuite name="pytest" tests="1" failures="1"><testcase classname="TestA" name="test_x"><failure message="m">m</failure></testcase></testsuite></testsuites>';
+    assert.deepEqual(
+      pytestParser.parse(xml).failures.map((f) => [f.name, f.file]),
+      [["TestA::test_x", undefined]],
+    );
+  });
+});
