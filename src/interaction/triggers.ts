@@ -38,8 +38,6 @@ export function wireTriggers(bus: EventBus, deps: TriggerDeps): () => void {
     triggerEnabled(config, trigger) ? [wire()] : [];
   /** `trigger:story` once given a retry: retry is offered once per story and trigger in a run. */
   const retried = new Set<string>();
-  /** Retries counted in the story's current pass, as the runner counts them (MAX_STAGE_RETRIES). */
-  const passRetries = new Map<string, number>();
 
   const offered = (trigger: TriggerName, storyId?: string): InteractionAction[] =>
     TRIGGERS[trigger].actions.filter(
@@ -54,10 +52,7 @@ export function wireTriggers(bus: EventBus, deps: TriggerDeps): () => void {
   const decideForStory = async (trigger: TriggerName, storyId: string, summary: string) => {
     const action = await deps.ask(trigger, { storyId, summary, options: offered(trigger, storyId) });
     if (action === undefined) return;
-    if (action === "retry") {
-      retried.add(`${trigger}:${storyId}`);
-      passRetries.set(storyId, 0); // the retry is a new pass
-    }
+    if (action === "retry") retried.add(`${trigger}:${storyId}`);
     control.decide(storyId, trigger, action);
   };
 
@@ -79,35 +74,16 @@ export function wireTriggers(bus: EventBus, deps: TriggerDeps): () => void {
         await decideForStory("human-review", storyId, summary);
       }),
     ),
-    ...on("max-retries", () => {
-      const reset = (storyId: string) => {
-        passRetries.set(storyId, 0);
-      };
-      const offStart = bus.on("story:start", "interaction max-retries", ({ story }) => reset(story.id));
-      const offTier = bus.on("escalation:tier-change", "interaction max-retries", ({ storyId }) =>
-        reset(storyId),
-      );
-      const offExit = bus.on("stage:exit", "interaction max-retries", async ({ storyId, stage, result }) => {
-        // A stage that ends the pass itself rather than spend a session nothing would verify.
-        if (result.action === "fail" && result.reason.startsWith("MAX_STAGE_RETRIES")) {
-          await decideForStory("max-retries", storyId, `${storyId}: ${result.reason}`);
-          return;
-        }
-        if (result.action !== "retry") return;
-        const count = (passRetries.get(storyId) ?? 0) + 1;
-        passRetries.set(storyId, count);
-        const max = config.execution.maxStageRetries;
-        // The runner ends the pass at exactly this retry: `MAX_STAGE_RETRIES (max) exceeded`.
-        if (count !== max + 1) return;
-        const summary = `${storyId}: MAX_STAGE_RETRIES (${max}) exceeded; last from ${stage}: ${result.reason}`;
+    ...on("max-retries", () =>
+      bus.on("stage:exit", "interaction max-retries", async ({ storyId, stage, result, retryLimit }) => {
+        if (!retryLimit) return;
+        const summary =
+          result.action === "retry"
+            ? `${storyId}: MAX_STAGE_RETRIES (${retryLimit.max}) exceeded; last from ${stage}: ${result.reason}`
+            : `${storyId}: ${"reason" in result ? result.reason : `${stage} ended the pass`}`;
         await decideForStory("max-retries", storyId, summary);
-      });
-      return () => {
-        offStart();
-        offTier();
-        offExit();
-      };
-    }),
+      }),
+    ),
     ...on("review-gate", () => {
       const asked = new Set<string>();
       return bus.on(

@@ -44,7 +44,14 @@ export interface EventPayloads {
   "story:fail": { story: StorySummary; reason: string };
   "story:skip": { story: StorySummary; reason: string };
   "stage:enter": { storyId: string; stage: StageName };
-  "stage:exit": { storyId: string; stage: StageName; result: StageResult; durationMs: number };
+  "stage:exit": {
+    storyId: string;
+    stage: StageName;
+    result: StageResult;
+    durationMs: number;
+    /** This exit ends the pass at MAX_STAGE_RETRIES: a retry past the limit, or a stage with none left. */
+    retryLimit?: { max: number };
+  };
   "agent:start": AgentCall;
   "agent:end": AgentCall & {
     exitCode: number | null;

@@ -13,7 +13,8 @@ export type StageName = (typeof STAGE_NAMES)[number];
 export type StageResult =
   | { action: "continue" }
   | { action: "skip"; reason: string }
-  | { action: "fail"; reason: string }
+  /** `retryLimit`: the pass ended because it had no retry left (MAX_STAGE_RETRIES), not on a failed check. */
+  | { action: "fail"; reason: string; retryLimit?: true }
   | { action: "escalate"; reason: string }
   | { action: "pause"; reason: string }
   | { action: "retry"; fromStage: StageName; reason: string };

@@ -15,7 +15,8 @@ export type PassOutcome = Exclude<StageResult, { action: "retry" }> & { retries:
 /**
  * Runs the stages in order for one pass over a story: `stage:enter` / `stage:exit` around each, a
  * thrown error becomes `fail`, `retry` jumps back to `fromStage`. Past `maxStageRetries` retries the
- * pass ends in `fail`. Returns the final action: `continue` means every stage passed.
+ * pass ends in `fail` with `retryLimit` (also on that `stage:exit`, so subscribers need not count).
+ * Returns the final action: `continue` means every stage passed.
  */
 export async function runStages(
   stages: readonly Stage[],
@@ -48,11 +49,14 @@ export async function runStages(
         reason: `${stage.name} stage threw: ${error instanceof Error ? error.message : String(error)}`,
       };
     }
+    const overLimit = result.action === "retry" && retries + 1 > maxStageRetries;
+    const retryLimit = overLimit || (result.action === "fail" && result.retryLimit === true);
     bus.emit("stage:exit", {
       storyId,
       stage: stage.name,
       result,
       durationMs: Math.round(performance.now() - started),
+      ...(retryLimit ? { retryLimit: { max: maxStageRetries } } : {}),
     });
     if (result.action === "continue") {
       index += 1;
@@ -60,10 +64,11 @@ export async function runStages(
     }
     if (result.action !== "retry") return { ...result, retries };
     retries += 1;
-    if (retries > maxStageRetries) {
+    if (overLimit) {
       return {
         action: "fail",
         reason: `MAX_STAGE_RETRIES (${maxStageRetries}) exceeded; last: ${result.reason}`,
+        retryLimit: true,
         retries,
       };
     }

@@ -107,9 +107,7 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
         return fail(run, ctx, `every tier failed; last: ${outcome.reason}`);
       }
       case "fail": {
-        const retries = outcome.reason.startsWith("MAX_STAGE_RETRIES")
-          ? await settle(run, story.id, "max-retries", retried)
-          : undefined;
+        const retries = outcome.retryLimit ? await settle(run, story.id, "max-retries", retried) : undefined;
         if (retries === "retry") continue;
         if (retries === "skip")
           return skip(run, story, `${outcome.reason}; interaction max-retries: skip`, ctx);

@@ -52,6 +52,7 @@ export function noRetryLeft(ctx: StoryContext, stage: string): StageResult | und
   const max = ctx.run.config.execution.maxStageRetries;
   return {
     action: "fail",
+    retryLimit: true,
     reason: `MAX_STAGE_RETRIES (${max}) exceeded: no retry left to verify a ${stage} session, so none was started`,
   };
 }

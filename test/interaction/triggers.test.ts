@@ -121,40 +121,42 @@ describe("interaction triggers on a real bus", () => {
     );
   });
 
-  it("max-retries asks exactly when the runner's pass ends: the retry past execution.maxStageRetries", async () => {
+  it("max-retries asks on the stage:exit the runner marks as the retry limit, never on a plain retry", async () => {
     const { bus, requests, decisions } = wired({
       execution: { maxStageRetries: 2 },
       interaction: { triggers: { "max-retries": { fallback: "skip" } } },
     });
-    const retry = (storyId: string) =>
+    const retry = (storyId: string, retryLimit?: { max: number }) =>
       bus.emit("stage:exit", {
         storyId,
         stage: "rectify",
         result: { action: "retry", fromStage: "verify", reason: "tests still fail" },
         durationMs: 1,
+        ...(retryLimit ? { retryLimit } : {}),
       });
-    bus.emit("story:start", { story: summary("US-1"), tier: "fast" });
+    retry("US-1");
     retry("US-1");
     retry("US-1");
     await bus.flush();
-    assert.equal(requests.length, 0, "two retries are within the limit");
-    retry("US-1");
+    assert.equal(requests.length, 0, "retries the runner did not mark as the limit");
+    retry("US-1", { max: 2 });
     await bus.flush();
     assert.equal(requests.length, 1);
     assert.match(
       requests[0]?.summary ?? "",
       /MAX_STAGE_RETRIES \(2\) exceeded; last from rectify: tests still fail/,
     );
-    bus.emit("escalation:tier-change", { storyId: "US-1", from: "fast", to: "balanced", reason: "r" });
-    retry("US-1");
-    retry("US-1");
-    await bus.flush();
-    assert.equal(requests.length, 1, "a new pass counts from zero");
-    retry("US-1");
+    bus.emit("stage:exit", {
+      storyId: "US-2",
+      stage: "autofix",
+      result: { action: "fail", reason: "no retry left", retryLimit: true },
+      durationMs: 1,
+      retryLimit: { max: 2 },
+    });
     await bus.flush();
     assert.deepEqual(decisions, [
       ["US-1", "max-retries", "skip"],
-      ["US-1", "max-retries", "skip"],
+      ["US-2", "max-retries", "skip"],
     ]);
   });
 
@@ -177,7 +179,7 @@ describe("interaction triggers on a real bus", () => {
       const outcome = await runStages(stages, ctx, { bus, maxStageRetries });
       await bus.flush();
       assert.equal(outcome.action, "fail");
-      assert.match(outcome.action === "fail" ? outcome.reason : "", /^MAX_STAGE_RETRIES/);
+      assert.equal(outcome.action === "fail" && outcome.retryLimit, true);
       assert.equal(
         requests.length,
         1,

@@ -64,6 +64,10 @@ describe("stage runner", () => {
   it("jumps back on retry and fails past MAX_STAGE_RETRIES, counting retries together", async () => {
     const calls: string[] = [];
     const { bus } = recordingBus();
+    const limits: (number | undefined)[] = [];
+    bus.on("stage:exit", "rec", (e) => {
+      if (e.stage === "rectify") limits.push(e.retryLimit?.max);
+    });
     const out = await runStages(
       [
         stage("verify", [{ action: "continue" }], calls),
@@ -74,7 +78,10 @@ describe("stage runner", () => {
     );
     assert.equal(out.action, "fail");
     assert.match((out as { reason: string }).reason, /MAX_STAGE_RETRIES \(3\) exceeded/);
+    assert.equal(out.action === "fail" && out.retryLimit, true);
     assert.equal(out.retries, 4);
+    await bus.flush();
+    assert.deepEqual(limits, [undefined, undefined, undefined, 3], "only the retry past the limit is marked");
     assert.deepEqual(calls, [
       "verify",
       "rectify",
@@ -94,9 +101,16 @@ describe("stage runner", () => {
       ctx,
       { bus, maxStageRetries: 1 },
     );
-    assert.deepEqual(
-      [thrown.action, (thrown as { reason: string }).reason],
-      ["fail", "review stage threw: kaput"],
+    assert.deepEqual(thrown, { action: "fail", reason: "review stage threw: kaput", retries: 0 });
+    const noneLeft = await runStages(
+      [stage("autofix", [{ action: "fail", reason: "no retry left", retryLimit: true }], [])],
+      ctx,
+      { bus, maxStageRetries: 0 },
+    );
+    assert.equal(
+      noneLeft.action === "fail" && noneLeft.retryLimit,
+      true,
+      "a stage's own retry limit is kept",
     );
     for (const action of ["escalate", "skip", "pause"] as const) {
       const calls: string[] = [];
