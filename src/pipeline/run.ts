@@ -5,6 +5,7 @@ import { EXIT } from "../model/exit-codes.js";
 import type { RunSummary } from "../model/run.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
+import { summarize } from "../prd/story.js";
 import { killRunProcesses } from "../process/leftovers.js";
 import { createReporters, type ResolvedReporter } from "../reporters/loader.js";
 import type { CostTotals, RunContext } from "../stages/context.js";
@@ -139,20 +140,27 @@ async function walkStories(run: RunContext, options: RunOptions, walk: Walk): Pr
     if (check.ran && !check.success) {
       walk.postRunFailures.push(check);
       options.warn(`gantry: ${check.name} failed: ${check.reason}`);
-      for (const id of check.implicated) {
-        // Its commit stands (nothing is lost), but the story is not done: the suite fails because of it.
-        run.stories.update(id, { status: "failed", failureReason: `${check.name}: ${check.reason}` });
-        const outcome = walk.outcomes.find((o) => o.storyId === id);
-        if (outcome) Object.assign(outcome, { status: "failed", reason: check.reason });
-      }
+      for (const id of check.implicated) failAfterWalk(run, walk, id, `${check.name}: ${check.reason}`);
     }
   }
+}
+
+/**
+ * A passed story a post-run check puts a failure on: its commit stands (nothing is lost), but the story is
+ * not done. Announced with `story:fail` like any other failure, so reports and the on-story-fail hook show it.
+ */
+function failAfterWalk(run: RunContext, walk: Walk, id: string, reason: string): void {
+  run.stories.update(id, { status: "failed", failureReason: reason });
+  const story = run.stories.get(id);
+  if (story) run.bus.emit("story:fail", { story: summarize(story), reason });
+  const outcome = walk.outcomes.find((o) => o.storyId === id);
+  if (outcome) Object.assign(outcome, { status: "failed", reason });
 }
 
 function finish(run: RunContext, options: RunOptions, walk: Walk, durationMs: number): number {
   // An edit made after gantry's last write (a process outliving its session) is undone before the summary.
   run.stories.settle();
-  const summary = summarize(walk.outcomes, run.cost, durationMs);
+  const summary = summarizeRun(walk.outcomes, run.cost, durationMs);
   const exitCode = options.signal.aborted
     ? EXIT.interrupted
     : walk.pauseReason
@@ -170,7 +178,7 @@ function finish(run: RunContext, options: RunOptions, walk: Walk, durationMs: nu
   return exitCode;
 }
 
-function summarize(outcomes: StoryOutcome[], cost: CostTotals, durationMs: number): RunSummary {
+function summarizeRun(outcomes: StoryOutcome[], cost: CostTotals, durationMs: number): RunSummary {
   const count = (status: StoryOutcome["status"]) => outcomes.filter((o) => o.status === status).length;
   return {
     passed: count("passed"),

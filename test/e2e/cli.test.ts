@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { baseConfig, gantry, git, makeProject, passingTest, prdStories } from "./harness.js";
+import { baseConfig, gantry, git, lastRun, makeProject, passingTest, prdStories } from "./harness.js";
 
 const story = (id: string, extra: Record<string, unknown> = {}) => ({
   id,
@@ -111,10 +112,15 @@ describe("gantry commands", { concurrency: 2 }, () => {
 });
 
 describe("deferred regression", () => {
-  it("runs the full suite once after the stories, puts a failure on the story whose test fails, exit 1", async () => {
+  it("runs the full suite once after the stories, fails the story whose test fails with story:fail (reports, hook), exit 1", async () => {
     const config = baseConfig();
     (config.quality as { commands: Record<string, string> }).commands.testScoped =
       "node --test --test-reporter=spec {{files}}";
+    const hookLog = join(mkdtempSync(join(tmpdir(), "gantry-hook-")), "fail.jsonl");
+    config.hooks = {
+      "on-story-fail": `node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>require("fs").appendFileSync(${JSON.stringify(hookLog)}, s+"\\n"))'`,
+    };
+    config.reporters = ["default", "junit", "markdown"];
     const readsData = `import assert from "node:assert/strict";\nimport { readFileSync } from "node:fs";\nimport { test } from "node:test";\ntest("one reads data", () => {\n  assert.equal(JSON.parse(readFileSync("data/values.json", "utf8")).limit, 1);\n});\n`;
     const root = makeProject({
       stories: [story("US-1"), story("US-2")],
@@ -150,5 +156,29 @@ describe("deferred regression", () => {
     assert.equal(prdStories(root)["US-1"]?.status, "failed");
     assert.equal(prdStories(root)["US-2"]?.status, "passed");
     assert.match(git(root, "log", "--format=%s"), /gantry\(US-1\)/, "the commit stands: nothing is lost");
+
+    const { events, dir } = lastRun(root);
+    const ends = events
+      .filter((e) => e.type === "story:complete" || e.type === "story:fail")
+      .map((e) => `${e.type} ${(e.story as { id: string }).id}`);
+    assert.deepEqual(ends, ["story:complete US-1", "story:complete US-2", "story:fail US-1"]);
+    const fail = events.find((e) => e.type === "story:fail");
+    assert.match(String(fail?.reason), /^deferred-regression: full suite TEST_FAILURE/);
+    assert.equal((fail?.story as { status?: string } | undefined)?.status, "failed");
+
+    const junit = readFileSync(join(dir, "junit.xml"), "utf8");
+    const us1 = junit.slice(junit.indexOf('<testsuite name="US-1'), junit.indexOf('<testsuite name="US-2'));
+    assert.match(us1, /<property name="status" value="failed"\/>/);
+    assert.match(us1, /<failure /);
+    assert.match(readFileSync(join(dir, "report.md"), "utf8"), /\| US-1 \| Story US-1 \| failed \|/);
+
+    const hooks = readFileSync(hookLog, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      hooks.map((h) => [h.hook, h.story.id]),
+      [["on-story-fail", "US-1"]],
+    );
   });
 });
