@@ -81,7 +81,7 @@ async function dryRun(
   options: RunCommandOptions,
   config: ReturnType<typeof loadConfig>,
 ): Promise<number> {
-  const { routeStory } = await import("../stages/routing.js");
+  const { routeStory } = await import("../stages/route.js");
   const plan = selectStories(prd, options.story).map((story) => ({
     id: story.id,
     title: story.title,

@@ -4,7 +4,7 @@ import type { Story } from "../prd/story.js";
 import { summarize } from "../prd/story.js";
 import type { RunContext, StoryContext } from "../stages/context.js";
 import { STORY_STAGES } from "../stages/index.js";
-import { type RoutingDecision, routeStory, routeWithPlugins } from "../stages/routing.js";
+import { decideRoute, type PassRoute } from "../stages/route.js";
 import { runStages } from "./runner.js";
 import { dropDecisions, settle, takeDecision, withInteraction } from "./story-decisions.js";
 import { climb, startTier, TierLadder } from "./tier-ladder.js";
@@ -30,13 +30,14 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
     bus.emit("story:skip", { story: summarize(story), reason });
     return { status: "blocked", reason, agentCalls: 0 };
   }
-  const route = await startingRoute(run, story);
-  const ladder = new TierLadder(config, Math.max(0, config.routing.tiers.indexOf(route.tier)));
+  const route = await routePass(run, story);
+  const ladder = TierLadder.from(config, route.decision.tier);
   const started = performance.now();
   const ctx: StoryContext = {
     run,
     story,
     tier: ladder.tier,
+    route,
     pass: story.attempts ?? 0,
     baseSha: await run.git.head(),
     failureHistory: [],
@@ -48,7 +49,7 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
   run.state.update({ currentStory: story.id });
   stories.update(story.id, { status: "in-progress" });
   dropDecisions(run, story.id);
-  const { complexity, testStrategy, reason } = route;
+  const { complexity, testStrategy, reason } = route.decision;
   bus.emit("story:start", {
     story: summarize(story),
     tier: ctx.tier,
@@ -70,6 +71,8 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
     }
     run.state.update({ iterations: run.state.data.iterations + 1 });
     ladder.enterPass();
+    // The first pass's routing was decided above (it chose the starting tier): routers are asked once a pass.
+    if (passes > 0) ctx.route = await routePass(run, story);
     Object.assign(ctx, {
       pass: ctx.pass + 1,
       verify: undefined,
@@ -151,11 +154,6 @@ function pause(run: RunContext, ctx: StoryContext, reason: string): StoryOutcome
   return { status: "paused", reason, agentCalls: ctx.agentCalls };
 }
 
-/** Router plugins first; a router that misbehaves is named by the routing stage, which fails the story. */
-async function startingRoute(run: RunContext, story: Story): Promise<RoutingDecision> {
-  try {
-    return await routeWithPlugins(story, run.config, pluginsOf(run).routers, { signal: run.signal });
-  } catch {
-    return routeStory(story, run.config);
-  }
+function routePass(run: RunContext, story: Story): Promise<PassRoute> {
+  return decideRoute(story, run.config, pluginsOf(run).routers, run.signal);
 }

@@ -22,6 +22,11 @@ export class TierLadder {
     this.index = first;
   }
 
+  /** A ladder starting at `tier` (the first of `routing.tiers` when it is not one of them). */
+  static from(config: Config, tier: string): TierLadder {
+    return new TierLadder(config, Math.max(0, config.routing.tiers.indexOf(tier)));
+  }
+
   get tier(): string {
     return this.config.routing.tiers[this.index] as string;
   }

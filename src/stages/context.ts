@@ -14,6 +14,7 @@ import type { StoryStore } from "../prd/story-store.js";
 import type { RunState } from "../runs/run-state.js";
 import type { Logger } from "../util/logger.js";
 import type { Redactor } from "../util/redact.js";
+import type { PassRoute } from "./route.js";
 
 export interface CostTotals {
   usd: number;
@@ -70,6 +71,8 @@ export interface StoryContext {
   tier: string;
   /** 1-based pass number across tiers (the story's attempts). */
   pass: number;
+  /** This pass's routing, decided once as the pass begins; the routing stage records it. */
+  route?: PassRoute;
   /** HEAD when the story started; its changes are measured from here. */
   baseSha: string;
   /** The latest failing test result rectify works from (scoped or regression), cleared when verify passes. */

@@ -5,7 +5,8 @@ import { PluginError } from "../../src/plugins/errors.js";
 import type { PluginRouter, PluginSet } from "../../src/plugins/types.js";
 import { type Story, StorySchema } from "../../src/prd/story.js";
 import type { RunContext, StoryContext } from "../../src/stages/context.js";
-import { routeStory, routeWithPlugins, routingStage } from "../../src/stages/routing.js";
+import { decideRoute, routeStory, routeWithPlugins } from "../../src/stages/route.js";
+import { routingStage } from "../../src/stages/routing.js";
 
 const config = ConfigSchema.parse({});
 const story = (fields: Partial<Story> & { title: string }): Story =>
@@ -156,14 +157,23 @@ describe("routeWithPlugins", () => {
     assert.deepEqual([subject.title, subject.tags], ["x", ["a"]]);
   });
 
-  it("the routing stage consults the run's routers and records the decision on the story", async () => {
+  it("decideRoute keeps the heuristic decision and names a router that misbehaves", async () => {
+    const subject = story({ title: "Fix a typo" });
+    const broken = router("broken", async () => ({ tier: "huge" }));
+    const route = await decideRoute(subject, config, [broken]);
+    assert.deepEqual(route.decision, routeStory(subject, config));
+    assert.match(route.routerError ?? "", /^router "broken" \(plugin "acme"\) answered tier/);
+    assert.deepEqual(await decideRoute(subject, config, []), { decision: routeStory(subject, config) });
+  });
+
+  it("the routing stage records the pass's decision on the story without asking the routers again", async () => {
     const updates: unknown[] = [];
-    const plugins: PluginSet = {
-      plugins: [],
-      reviewers: [],
-      routers: [router("sizer", async () => ({ complexity: "complex", reason: "touches billing" }))],
-      agents: [],
-    };
+    let asked = 0;
+    const sizer = router("sizer", async () => {
+      asked += 1;
+      return { complexity: "complex", reason: "touches billing" };
+    });
+    const plugins: PluginSet = { plugins: [], reviewers: [], routers: [sizer], agents: [] };
     const run = {
       runId: "r",
       config,
@@ -171,8 +181,11 @@ describe("routeWithPlugins", () => {
       signal: new AbortController().signal,
       stories: { update: (id: string, patch: unknown) => updates.push([id, patch]) },
     } as unknown as RunContext;
-    const ctx = { run, story: story({ title: "Fix a typo" }), tier: "balanced" } as unknown as StoryContext;
+    const subject = story({ title: "Fix a typo" });
+    const route = await decideRoute(subject, config, plugins.routers);
+    const ctx = { run, story: subject, tier: "balanced", route } as unknown as StoryContext;
     assert.deepEqual(await routingStage.execute(ctx), { action: "continue" });
+    assert.equal(asked, 1, "asked once, by decideRoute");
     assert.deepEqual(updates, [
       [
         "US-1",
@@ -187,5 +200,10 @@ describe("routeWithPlugins", () => {
         },
       ],
     ]);
+    const failed = await routingStage.execute({
+      ...ctx,
+      route: { decision: route.decision, routerError: 'router "x" threw' },
+    } as StoryContext);
+    assert.deepEqual(failed, { action: "fail", reason: 'router "x" threw' });
   });
 });
