@@ -1,6 +1,8 @@
 import type { Config } from "../config/schema.js";
 import type { CostBasis } from "../model/agent.js";
 import { execCommand } from "../process/executor.js";
+import { shellQuote } from "../util/shell-quote.js";
+import { oneLine } from "../util/text.js";
 import type { AgentAdapter, AgentRequest, AgentResult, TokenUsage } from "./adapter.js";
 import { sessionExecOptions } from "./command.js";
 import { looksRateLimited } from "./output.js";
@@ -63,9 +65,9 @@ export function createCliAdapter(spec: CliSpec, config: Config): AgentAdapter {
             : result.exitCode === 127
               ? `${spec.bin} is not on PATH (exit code 127); install it or choose another agent.default`
               : result.exitCode !== 0
-                ? `${spec.name} exited with code ${result.exitCode ?? result.signal}${parsed.error ? `: ${oneLine(parsed.error)}` : ""}`
+                ? `${spec.name} exited with code ${result.exitCode ?? result.signal}${parsed.error ? `: ${oneLine(parsed.error, 300)}` : ""}`
                 : parsed.error
-                  ? `${spec.name} reported an error: ${oneLine(parsed.error)}`
+                  ? `${spec.name} reported an error: ${oneLine(parsed.error, 300)}`
                   : undefined;
       const rateLimited =
         error !== undefined &&
@@ -105,10 +107,6 @@ export function commandLine(bin: string, args: string[]): string {
   return [bin, ...args].map(shellQuote).join(" ");
 }
 
-export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
-}
-
 function sumUsage(usage: ModelUsage[] | undefined): TokenUsage | undefined {
   if (!usage || usage.length === 0) return undefined;
   return usage.reduce((sum, u) => ({ input: sum.input + u.input, output: sum.output + u.output }), {
@@ -145,9 +143,4 @@ export function sessionCost(
 /** By the exact model name, else by the part after a provider prefix (`anthropic/claude-x` → `claude-x`). */
 function priceFor(prices: Prices, model: string): Prices[string] | undefined {
   return prices[model] ?? prices[model.slice(model.lastIndexOf("/") + 1)];
-}
-
-function oneLine(text: string): string {
-  const line = text.replace(/\s+/g, " ").trim();
-  return line.length > 300 ? `${line.slice(0, 297)}...` : line;
 }

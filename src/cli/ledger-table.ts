@@ -1,5 +1,6 @@
 import { shortHash } from "../ledger/gate-rule.js";
 import type { LedgerEntry } from "../model/ledger.js";
+import { oneLine } from "../util/text.js";
 
 const HEADERS = ["TIME (UTC)", "STORY", "GATE", "VERDICT", "ATTEMPT", "TREE", "DETAIL"] as const;
 
@@ -41,7 +42,7 @@ export function formatDetail(detail: Record<string, unknown> | undefined): strin
     const counts = [`${num(detail.passCount)} passed`, `${num(detail.failCount)} failed`];
     if (num(detail.skipCount) > 0) counts.push(`${num(detail.skipCount)} skipped`);
     const status = typeof detail.status === "string" && detail.status !== "PASS" ? ` ${detail.status}` : "";
-    const reason = typeof detail.reason === "string" ? ` — ${oneLine(detail.reason)}` : "";
+    const reason = typeof detail.reason === "string" ? ` — ${oneLine(detail.reason, 80)}` : "";
     return `${detail.runner}: ${counts.join(", ")}${status}${reason}`;
   }
   if (Array.isArray(detail.checks)) {
@@ -54,12 +55,8 @@ export function formatDetail(detail: Record<string, unknown> | undefined): strin
   }
   return Object.entries(detail)
     .filter(([, value]) => ["string", "number", "boolean"].includes(typeof value))
-    .map(([key, value]) => `${key}=${oneLine(String(value))}`)
+    .map(([key, value]) => `${key}=${oneLine(String(value), 80)}`)
     .join(" ");
 }
 
 const num = (value: unknown): number => (typeof value === "number" ? value : 0);
-const oneLine = (text: string): string => {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
-};

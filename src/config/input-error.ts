@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { escapeControls } from "../util/text.js";
 
 /**
  * Bad user input: names the file, the place in it and what was expected. Exit code 2, never a stack trace.
@@ -14,32 +15,13 @@ export class InputError extends Error {
     where: string,
     expected: string,
   ) {
-    const shownWhere = oneLine(where);
-    const shownExpected = oneLine(expected);
+    const shownWhere = escapeControls(where);
+    const shownExpected = escapeControls(expected);
     super(shownWhere ? `${file}: ${shownWhere}: ${shownExpected}` : `${file}: ${shownExpected}`);
     this.name = "InputError";
     this.where = shownWhere;
     this.expected = shownExpected;
   }
-}
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what oneLine escapes.
-const CONTROL = /[\u0000-\u001f\u007f]/g;
-const ESCAPES: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
-
-/** Longest run of non-blank characters shown whole; a longer one keeps its start and says how long it was. */
-const MAX_RUN = 120;
-
-/** Escapes control characters and shortens very long runs of text, so a message stays one readable line. */
-export function oneLine(text: string): string {
-  const escaped = text.replace(
-    CONTROL,
-    (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-  return escaped.replace(
-    new RegExp(`[^\\s]{${MAX_RUN + 1},}`, "g"),
-    (run) => `${run.slice(0, 40)}…(${run.length} characters)`,
-  );
 }
 
 /** `userStories[2].acceptanceCriteria` from zod's path array. */

@@ -1,5 +1,6 @@
 import { relative } from "node:path";
-import { duration, oneLine, usd } from "./format.js";
+import { oneLine } from "../util/text.js";
+import { duration, usd } from "./format.js";
 import { NoOptions, parseOptions } from "./options.js";
 import { progressLine, stamp } from "./progress-lines.js";
 import { RunModel, type StoryRecord } from "./run-model.js";

@@ -1,4 +1,5 @@
 import type { LedgerEntry } from "../model/ledger.js";
+import { oneLine, truncate, withoutEscapeCodes } from "../util/text.js";
 
 /** `12.3s`: how progress lines have always shown a duration. */
 export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
@@ -12,22 +13,6 @@ export function duration(ms: number): string {
 }
 
 export const usd = (amount: number): string => `$${amount.toFixed(2)}`;
-
-// CSI sequences (colours, cursor moves) first, then any other C0 / C1 control character.
-const ESC = "\u001b";
-const CSI = new RegExp(`${ESC}\\[[0-?]*[ -/]*[@-~]`, "g");
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]+/g;
-
-/** One line of plain text: escape codes dropped, newlines and other control characters turned into a space. */
-export function oneLine(text: string): string {
-  return text.replace(CSI, "").replace(CONTROL, " ").replace(/ {2,}/g, " ").trim();
-}
-
-export function truncate(text: string, max: number, mark = "…"): string {
-  if (text.length <= max) return text;
-  return text.slice(0, Math.max(0, max - mark.length)) + mark;
-}
 
 // Characters XML 1.0 does not allow at all, even escaped: C0 controls other than tab, LF, CR; lone surrogates; U+FFFE/F.
 const NOT_XML =
@@ -43,8 +28,7 @@ const ENTITIES: Record<string, string> = {
 
 /** Text safe in XML and HTML content and in quoted attribute values; escape codes and forbidden characters dropped. */
 export function escapeMarkup(text: string): string {
-  return text
-    .replace(CSI, "")
+  return withoutEscapeCodes(text)
     .replace(NOT_XML, "")
     .replace(/[&<>"']/g, (c) => ENTITIES[c] as string);
 }

@@ -1,6 +1,6 @@
 import { appendFileSync, existsSync, statSync } from "node:fs";
 import { z } from "zod";
-import { oneLine, truncate } from "./format.js";
+import { oneLine, truncate } from "../util/text.js";
 import { renderMarkdown } from "./markdown.js";
 import { parseOptions } from "./options.js";
 import { RunModel, type StoryRecord } from "./run-model.js";

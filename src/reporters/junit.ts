@@ -1,4 +1,5 @@
-import { oneLine, seconds, truncate, verdictSummary, escapeMarkup as x } from "./format.js";
+import { oneLine, truncate } from "../util/text.js";
+import { seconds, verdictSummary, escapeMarkup as x } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
 import { RunModel, type StoryRecord, type VerdictRecord } from "./run-model.js";
 import type { Reporter, ReporterContext } from "./types.js";

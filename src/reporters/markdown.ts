@@ -1,5 +1,6 @@
 import type { Verdict } from "../model/ledger.js";
-import { markdownCell as cell, duration, oneLine, truncate, usd, verdictSummary } from "./format.js";
+import { oneLine, truncate } from "../util/text.js";
+import { markdownCell as cell, duration, usd, verdictSummary } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
 import { RunModel, type StoryRecord, type VerdictRecord } from "./run-model.js";
 import type { Reporter, ReporterContext } from "./types.js";

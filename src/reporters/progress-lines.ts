@@ -1,4 +1,5 @@
-import { oneLine, seconds } from "./format.js";
+import { oneLine } from "../util/text.js";
+import { seconds } from "./format.js";
 import type { EventArgs } from "./types.js";
 
 /** `[05:06:07] `: the time of day, UTC, as progress lines start. */

@@ -3,7 +3,7 @@ import type { LedgerEntry } from "../model/ledger.js";
 import type { RunSummary } from "../model/run.js";
 import type { StageAction, StageName } from "../model/stage.js";
 import type { StoryStatus } from "../model/story.js";
-import { oneLine, truncate } from "./format.js";
+import { oneLine, truncate } from "../util/text.js";
 import type { EventArgs } from "./types.js";
 
 /** The story id of verdicts about the whole run (post-run checks). */

@@ -1,4 +1,5 @@
 import { isAbsolute, posix, relative } from "node:path";
+import { shellQuote } from "../util/shell-quote.js";
 import { type ImportGraph, reverseImportGraph } from "./import-graph.js";
 import { listProjectFiles, SKIPPED_DIRS } from "./project-files.js";
 import { isTestFile, sourceKeys, testKeys } from "./test-conventions.js";
@@ -135,13 +136,9 @@ export async function selectTests(options: SelectTestsOptions): Promise<TestSele
  * A template without the placeholder comes back unchanged.
  */
 export function scopedCommand(template: string, files: readonly string[]): string {
-  const list = files.map(shellQuote).join(" ");
+  // A file named like an option (`-x`) is passed as a path, not read as one.
+  const list = files.map((file) => shellQuote(file.startsWith("-") ? `./${file}` : file)).join(" ");
   return template.replace(/\{\{\s*files\s*\}\}/g, () => list);
-}
-
-export function shellQuote(file: string): string {
-  const safe = file.startsWith("-") ? `./${file}` : file;
-  return `'${safe.replaceAll("'", "'\\''")}'`;
 }
 
 /** Everything that imports `file`, directly or through other files, breadth first, at most `maxDepth` deep. */
