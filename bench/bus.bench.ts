@@ -17,9 +17,10 @@ import mittImport, { type Emitter } from "mitt";
 import { createEventBus, type EventBus } from "../src/bus/event-bus.js";
 import { VerdictBook } from "../src/ledger/book.js";
 import type { EventName, EventPayloads } from "../src/model/events.js";
+import { progressLine, stamp } from "../src/reporters/progress-lines.js";
+import type { EventArgs } from "../src/reporters/types.js";
 import { wireEventsLog } from "../src/subscribers/events-log.js";
 import { wireLedger } from "../src/subscribers/ledger.js";
-import { wireProgress } from "../src/subscribers/progress.js";
 import { createRunLogger, wireRunLog } from "../src/subscribers/run-log.js";
 import { median, type Row, row } from "./harness.js";
 
@@ -115,7 +116,11 @@ function runBus(): { bus: EventBus; close(): void } {
   const offs = [
     wireLedger(bus, { runDir, feature: "bench", verdicts: new VerdictBook(), key: randomBytes(32) }),
     wireEventsLog(bus, { runDir }),
-    wireProgress(bus, { write: (line) => sink.write(line) }),
+    // The default reporter's lines outside a terminal, without the run model it keeps for its summary.
+    bus.onAny("progress", (type, event) => {
+      const line = progressLine(...([type, event] as EventArgs));
+      if (line !== undefined) sink.write(`${stamp(new Date())}${line}\n`);
+    }),
     wireRunLog(bus, logger),
   ];
   return {

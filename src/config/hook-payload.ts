@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { EventName } from "../model/events.js";
-import { STORY_STATUSES } from "../prd/story.js";
+import { STORY_STATUSES } from "../model/story.js";
 import type { HookEvent } from "./schema.js";
 
 /**

@@ -1,3 +1,5 @@
+import type { StoryStatus } from "./story.js";
+
 export interface RunSummary {
   passed: number;
   failed: number;
@@ -16,4 +18,19 @@ export interface StoryMetrics {
   attempts: number;
   tier: string;
   agentCalls: number;
+}
+
+/** The statuses a story can end a run in, counted in the summary. */
+export type EndStatus = "passed" | "failed" | "skipped" | "blocked" | "paused";
+
+/** How many of `statuses` are each end status. */
+export function countEnds(statuses: readonly StoryStatus[]): Record<EndStatus, number> {
+  const count = (status: EndStatus) => statuses.filter((s) => s === status).length;
+  return {
+    passed: count("passed"),
+    failed: count("failed"),
+    skipped: count("skipped"),
+    blocked: count("blocked"),
+    paused: count("paused"),
+  };
 }

@@ -2,7 +2,7 @@ import { InputError } from "../config/input-error.js";
 import type { Config } from "../config/schema.js";
 import { openRepo } from "../git/repo.js";
 import { EXIT } from "../model/exit-codes.js";
-import type { RunSummary } from "../model/run.js";
+import { countEnds, type RunSummary } from "../model/run.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { summarize } from "../prd/story.js";
@@ -179,13 +179,8 @@ function finish(run: RunContext, options: RunOptions, walk: Walk, durationMs: nu
 }
 
 function summarizeRun(outcomes: StoryOutcome[], cost: CostTotals, durationMs: number): RunSummary {
-  const count = (status: StoryOutcome["status"]) => outcomes.filter((o) => o.status === status).length;
   return {
-    passed: count("passed"),
-    failed: count("failed"),
-    skipped: count("skipped"),
-    blocked: count("blocked"),
-    paused: count("paused"),
+    ...countEnds(outcomes.map((o) => o.status)),
     durationMs: Math.round(durationMs),
     costUsd: cost.usd,
     costBasis: cost.sessions === 0 ? "exact" : totalCostBasis(cost.byBasis),

@@ -1,18 +1,8 @@
 import { z } from "zod";
-import type { StoryStatus, StorySummary } from "../model/story.js";
+import { STORY_STATUSES, type StoryStatus, type StorySummary } from "../model/story.js";
 
 /** Story ids become file names and branch parts; only this shape is accepted. */
 export const STORY_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$/;
-
-export const STORY_STATUSES = [
-  "pending",
-  "in-progress",
-  "passed",
-  "failed",
-  "skipped",
-  "blocked",
-  "paused",
-] as const;
 
 export const COMPLEXITIES = ["simple", "medium", "complex", "expert"] as const;
 export type Complexity = (typeof COMPLEXITIES)[number];

@@ -1,6 +1,6 @@
 import { GATE_OF_STRATEGY, RUN_SCOPE } from "../ledger/entry.js";
 import type { LedgerEntry } from "../model/ledger.js";
-import type { RunSummary } from "../model/run.js";
+import { countEnds, type EndStatus, type RunSummary } from "../model/run.js";
 import type { StageAction, StageName } from "../model/stage.js";
 import type { StoryStatus } from "../model/story.js";
 import { oneLine, truncate } from "../util/text.js";
@@ -200,16 +200,9 @@ export class RunModel {
   }
 
   /** How many stories ended in each status, from the summary when the run completed. */
-  counts(): Record<"passed" | "failed" | "skipped" | "blocked" | "paused", number> {
+  counts(): Record<EndStatus, number> {
     if (this.summary) return this.summary;
-    const count = (s: StoryStatus) => this.list().filter((r) => r.status === s).length;
-    return {
-      passed: count("passed"),
-      failed: count("failed"),
-      skipped: count("skipped"),
-      blocked: count("blocked"),
-      paused: count("paused"),
-    };
+    return countEnds(this.list().map((r) => r.status));
   }
 
   durationMs(): number | undefined {

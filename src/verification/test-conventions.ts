@@ -52,10 +52,6 @@ export function familyOf(path: string): string | undefined {
   return FAMILIES[posix.extname(base).toLowerCase()];
 }
 
-export function isJsFamily(path: string): boolean {
-  return familyOf(path) === "js";
-}
-
 /** `*.test.*`, `*.spec.*`, `test_*.py`, `*_test.py`, `*_test.go`, and JS/TS files under test/, tests/, __tests__/. */
 export function isTestFile(path: string): boolean {
   const family = familyOf(path);

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import defaultReporter from "../../src/reporters/default.js";
-import type { ReporterContext } from "../../src/reporters/types.js";
-import { wireProgress } from "../../src/subscribers/progress.js";
+import { progressLine, stamp } from "../../src/reporters/progress-lines.js";
+import type { EventArgs, ReporterContext } from "../../src/reporters/types.js";
 import { wireReporters } from "../../src/subscribers/reporters.js";
 import { silentLogger } from "../../src/util/logger.js";
 import { type Capture, capture, context, emitSampleRun, freshDir, RUN_ID, sampleBus } from "./sample-run.js";
@@ -45,15 +45,13 @@ function screen(text: string): string[] {
 }
 
 describe("default reporter", () => {
-  it("outside a terminal prints exactly the progress subscriber's timestamped lines", async () => {
+  it("outside a terminal prints exactly the timestamped progress lines", async () => {
     const { out, ctx } = await run({});
     const { bus, dispose } = sampleBus(freshDir());
     let progress = "";
-    const off = wireProgress(bus, {
-      write: (l) => {
-        progress += l;
-      },
-      now: ctx.now,
+    const off = bus.onAny("progress", (type, event) => {
+      const line = progressLine(...([type, event] as EventArgs));
+      if (line !== undefined) progress += `${stamp(ctx.now?.() ?? new Date())}${line}\n`;
     });
     emitSampleRun(bus);
     off();

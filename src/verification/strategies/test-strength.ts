@@ -15,15 +15,11 @@ import { addedMarkers } from "./test-integrity/markers.js";
 import { changedLines } from "./test-integrity/tree-diff.js";
 
 export type TestStrengthFile = EventPayloads["test-strength:result"]["files"][number];
-export type TestStrengthOutcome = TestStrengthFile["outcome"];
-
 export interface TestStrengthResult {
   verdict: Verdict;
   files: TestStrengthFile[];
   reason?: string;
 }
-
-export const TEST_STRENGTH_GATE = "test-strength";
 
 /** Directories whose files are test code (helpers, fixtures, snapshots), never production code. */
 const TEST_SIDE_DIRS = new Set([
