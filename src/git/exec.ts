@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { GitError } from "./git-error.js";
 
 const run = promisify(execFile);
 
@@ -35,7 +36,7 @@ export async function runGit(cwd: string, args: string[], env: Record<string, st
     return stdout;
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
-    throw new Error(`git ${args[0]} failed in ${cwd}${stderr ? `: ${stderr}` : ""}`, { cause: error });
+    throw new GitError(`git ${args[0]} failed in ${cwd}${stderr ? `: ${stderr}` : ""}`, { cause: error });
   }
 }
 
@@ -98,7 +99,7 @@ export async function runGitSteps(
     const what = step
       ? `git ${subcommand(step.args)}`
       : `git ${steps.map((s) => subcommand(s.args)).join(", ")}`;
-    throw new Error(`${what} failed in ${cwd}${stderr ? `: ${stderr}` : ""}`, { cause: error });
+    throw new GitError(`${what} failed in ${cwd}${stderr ? `: ${stderr}` : ""}`, { cause: error });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { AgentRole, CostBasis } from "./agent.js";
 import type { Judged, LedgerEntry, Verdict } from "./ledger.js";
 import type { ReviewResult } from "./review.js";
-import type { RunSummary, StoryMetrics } from "./run.js";
+import type { RunErrorCode, RunSummary, StoryMetrics } from "./run.js";
 import type { StageName, StageResult } from "./stage.js";
 import type { StorySummary } from "./story.js";
 import type { TestFailure, VerifyResult, VerifyStatus, VerifyStrategy } from "./verify.js";
@@ -30,7 +30,7 @@ interface AgentCall {
 export interface EventPayloads {
   "run:start": { feature: string; totalStories: number };
   "run:complete": { summary: RunSummary; exitCode: number };
-  "run:error": { error: { message: string; code: string } };
+  "run:error": { error: { message: string; code: RunErrorCode } };
   "run:pause": { reason: string };
   "run:resume": { reason: string };
   "run:cost-check": { costUsd: number; limitUsd: number };

@@ -34,3 +34,10 @@ export function countEnds(statuses: readonly StoryStatus[]): Record<EndStatus, n
     paused: count("paused"),
   };
 }
+
+/**
+ * Why a run stopped on an error (`run:error`): bad input met during the run (BAD_INPUT, exit 2), a git
+ * command that failed (GIT), or a fault in gantry itself (INTERNAL, exit 70).
+ */
+export const RUN_ERROR_CODES = ["BAD_INPUT", "GIT", "INTERNAL"] as const;
+export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];

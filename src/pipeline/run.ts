@@ -19,6 +19,7 @@ import { totalCostBasis } from "../subscribers/cost-log.js";
 import { wireSubscribers } from "../subscribers/index.js";
 import { acquireLock } from "./lock.js";
 import { isResumable, previousRun, reconcile } from "./resume.js";
+import { runErrorCode } from "./run-error.js";
 import { createRunContext } from "./run-setup.js";
 import { executeStory, type StoryOutcome } from "./story-executor.js";
 
@@ -62,7 +63,7 @@ export async function runFeature(options: RunOptions): Promise<number> {
       await walkStories(run, options, walk);
     } catch (error) {
       run.bus.emit("run:error", {
-        error: { message: error instanceof Error ? error.message : String(error), code: "INTERNAL" },
+        error: { message: error instanceof Error ? error.message : String(error), code: runErrorCode(error) },
       });
       run.state.update({ status: "error" });
       throw error;

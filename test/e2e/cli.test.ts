@@ -182,3 +182,33 @@ describe("deferred regression", () => {
     );
   });
 });
+
+describe("run:error", () => {
+  it("a git command failing mid-run stops the run with run:error code GIT, announced to the on-error hook", async () => {
+    const config = baseConfig();
+    const hookLog = join(mkdtempSync(join(tmpdir(), "gantry-hook-")), "error.jsonl");
+    config.hooks = {
+      "on-error": `node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>require("fs").appendFileSync(${JSON.stringify(hookLog)}, s+"\\n"))'`,
+    };
+    // The agent breaks the repository under gantry: every git command after its session fails.
+    const root = makeProject({
+      stories: [story("US-1")],
+      plan: { "US-1": [{ write: { ".git/HEAD": "not a ref\n" } }] },
+      config,
+    });
+    const result = await gantry(root, ["run", "--feature", "f"]);
+    assert.equal(result.code, 70, result.stdout + result.stderr);
+    const errors = lastRun(root).events.filter((e) => e.type === "run:error");
+    assert.equal(errors.length, 1, JSON.stringify(errors));
+    assert.equal((errors[0]?.error as { code?: string } | undefined)?.code, "GIT");
+    assert.match(String((errors[0]?.error as { message?: string } | undefined)?.message), /^git /);
+    const hooks = readFileSync(hookLog, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      hooks.map((h) => [h.hook, h.error.code]),
+      [["on-error", "GIT"]],
+    );
+  });
+});
