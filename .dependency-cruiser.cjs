@@ -6,8 +6,8 @@ const LAYERS = [
   ["stages"],
   ["subscribers", "reporters", "interaction", "serve"],
   ["verification", "review", "agents", "plugins", "ledger"],
-  ["git", "prd", "config"],
-  ["model", "util", "process"],
+  ["git", "prd", "config", "runs"],
+  ["model", "util", "bus", "process"],
 ];
 
 const dirs = (names) => `^src/(${names.join("|")})/`;
