@@ -5,6 +5,7 @@ import { summarize } from "../prd/story.js";
 import type { RunContext, StoryContext } from "../stages/context.js";
 import { STORY_STAGES } from "../stages/index.js";
 import { decideRoute, type PassRoute } from "../stages/route.js";
+import type { Stage } from "../stages/stage.js";
 import { runStages } from "./runner.js";
 import { dropDecisions, settle, takeDecision, withInteraction } from "./story-decisions.js";
 import { climb, startTier, TierLadder } from "./tier-ladder.js";
@@ -20,8 +21,13 @@ export interface StoryOutcome {
  * `escalate` runs again at that tier while it has attempts left (`routing.attemptsPerTier`), then one tier
  * up (tier-ladder.ts); past the top tier the story fails (`escalation:exhausted`).
  * Interaction answers (story-decisions.ts) may skip it, pause the run, or give it one more pass.
+ * `storyStages` are the pipeline's stages unless a caller (a test) brings its own.
  */
-export async function executeStory(run: RunContext, story: Story): Promise<StoryOutcome> {
+export async function executeStory(
+  run: RunContext,
+  story: Story,
+  storyStages: readonly Stage[] = STORY_STAGES,
+): Promise<StoryOutcome> {
   const { bus, config, stories } = run;
   const unmet = story.dependencies.filter((dep) => stories.status(dep) !== "passed");
   if (unmet.length > 0) {
@@ -63,7 +69,7 @@ export async function executeStory(run: RunContext, story: Story): Promise<Story
     return skip(run, story, "no acceptance criteria; interaction story-ambiguity: skip");
   if (ambiguity === "abort") return pause(run, ctx, "interaction story-ambiguity answered abort");
 
-  const stages = withInteraction(STORY_STAGES, run);
+  const stages = withInteraction(storyStages, run);
   const retried = new Set<string>();
   for (let passes = 0; passes < ladder.maxPasses(); passes++) {
     if (run.state.data.iterations >= config.execution.maxIterations) {

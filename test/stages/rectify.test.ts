@@ -1,0 +1,117 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import type { VerifyResult } from "../../src/model/verify.js";
+import type { Story } from "../../src/prd/story.js";
+import type { RunContext, StoryContext } from "../../src/stages/context.js";
+import { rectifyStage } from "../../src/stages/rectify.js";
+import { runContext } from "../pipeline/run-context.js";
+
+const failing = (failCount: number): VerifyResult => ({
+  storyId: "US-1",
+  strategy: "scoped",
+  status: "TEST_FAILURE",
+  success: false,
+  runner: "node-test",
+  passCount: 1,
+  failCount,
+  skipCount: 0,
+  totalCount: failCount + 1,
+  failures: Array.from({ length: failCount }, (_, i) => ({ name: `case ${i}`, message: "expected 2" })),
+  command: "node --test",
+  exitCode: 1,
+  durationMs: 10,
+  rawOutputTail: "not ok 1",
+});
+
+function storyContext(run: RunContext, over: Partial<StoryContext>): StoryContext {
+  return {
+    run,
+    story: run.stories.get("US-1") as Story,
+    tier: "fast",
+    pass: 1,
+    baseSha: "",
+    failureHistory: [],
+    rectifyAttempts: 0,
+    autofixAttempts: 0,
+    agentCalls: 0,
+    costUsd: 0,
+    retriesLeft: 5,
+    ...over,
+  };
+}
+
+/** The agent appends each session's role to a file in the project, so the test sees every session it ran. */
+async function rectifyRun() {
+  const { run, root, events } = await runContext([{ id: "US-1", title: "one" }], {
+    agent: {
+      default: "command",
+      command: { run: 'echo "$GANTRY_ROLE" >> sessions.log' },
+      timeoutSeconds: 30,
+    },
+    execution: { rectify: { enabled: true, maxAttempts: 3 } },
+  });
+  const sessions = () =>
+    existsSync(join(root, "sessions.log"))
+      ? readFileSync(join(root, "sessions.log"), "utf8").split("\n").filter(Boolean)
+      : [];
+  return { run, events, sessions };
+}
+
+describe("rectify stage", () => {
+  it("after a rectify that did not reduce the failures, escalates without another agent session", async () => {
+    const { run, events, sessions } = await rectifyRun();
+    for (const history of [
+      [3, 3],
+      [2, 4],
+    ]) {
+      const ctx = storyContext(run, {
+        verify: failing(history[1] as number),
+        failureHistory: history,
+        rectifyAttempts: 1,
+      });
+      const result = await rectifyStage.execute(ctx);
+      assert.deepEqual(result, {
+        action: "escalate",
+        reason: `scoped tests TEST_FAILURE (${history[1]} failed); the last rectify did not reduce the failures`,
+      });
+      assert.equal(ctx.rectifyAttempts, 1);
+    }
+    assert.deepEqual(sessions(), []);
+    assert.equal(events.filter(([type]) => type === "rectify:attempt").length, 0);
+  });
+
+  it("while the failures go down, runs a rectify session and retries from verify", async () => {
+    const { run, events, sessions } = await rectifyRun();
+    const ctx = storyContext(run, { verify: failing(2), failureHistory: [3, 2], rectifyAttempts: 1 });
+    const result = await rectifyStage.execute(ctx);
+    assert.deepEqual(result, {
+      action: "retry",
+      fromStage: "verify",
+      reason: "rectify attempt 2: scoped tests TEST_FAILURE (2 failed)",
+    });
+    assert.deepEqual(sessions(), ["rectify"]);
+    await run.bus.flush();
+    const attempt = events.find(([type]) => type === "rectify:attempt")?.[1];
+    assert.deepEqual([attempt?.attempt, attempt?.maxAttempts], [2, 3]);
+  });
+
+  it("stops at rectify.maxAttempts, and with no retry left ends the pass at the retry limit", async () => {
+    const { run, sessions } = await rectifyRun();
+    const spent = storyContext(run, { verify: failing(1), failureHistory: [3, 2, 1], rectifyAttempts: 3 });
+    assert.deepEqual(await rectifyStage.execute(spent), {
+      action: "escalate",
+      reason: "scoped tests TEST_FAILURE (1 failed) after 3 rectify attempts",
+    });
+    const noRetry = storyContext(run, {
+      verify: failing(1),
+      failureHistory: [2, 1],
+      rectifyAttempts: 1,
+      retriesLeft: 0,
+    });
+    const result = await rectifyStage.execute(noRetry);
+    assert.equal(result.action === "fail" && result.retryLimit, true);
+    assert.deepEqual(sessions(), []);
+  });
+});
