@@ -5,12 +5,9 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { formatDetail } from "../../src/cli/ledger-table.js";
 import { openRepo } from "../../src/git/repo.js";
-import { describeGate, gateStates } from "../../src/ledger/gate-rule.js";
 import { ledgerKey } from "../../src/ledger/key.js";
 import { signEntry } from "../../src/ledger/mac.js";
-import { LedgerReader } from "../../src/ledger/reader.js";
 import type { LedgerEntry, Verdict } from "../../src/model/ledger.js";
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -492,59 +489,5 @@ describe("gantry ledger check as a git pre-commit hook", { concurrency: true }, 
     const root = makeRepo();
     installHook(root, `${quote(process.execPath)} ${quote(DIST_CLI)}`);
     await exerciseHook(root);
-  });
-});
-
-describe("ledger helpers", () => {
-  const judged = { sha: "0".repeat(40), tree: "a".repeat(40) };
-  const other = { sha: "0".repeat(40), tree: "b".repeat(40) };
-
-  test("gateStates: latest on this tree, else what was judged elsewhere", () => {
-    const states = gateStates(
-      [
-        entry(judged, "r1", "verify", "fail"),
-        entry(judged, "r2", "verify", "pass"),
-        entry(other, "r2", "review", "pass"),
-        entry(judged, "r3", "review", "unverified", { storyId: "*" }),
-        entry(other, "r3", "acceptance", "pass"),
-      ],
-      judged.tree,
-      ["verify", "review", "acceptance", "regression"],
-    );
-    assert.deepEqual(
-      states.map((s) => [s.gate, s.ok]),
-      [
-        ["verify", true],
-        ["review", false],
-        ["acceptance", false],
-        ["regression", false],
-      ],
-    );
-    assert.deepEqual(states.map(describeGate), [
-      "verify: pass (run r2, story US-001)",
-      "review: unverified (run r3, run-level)",
-      "acceptance: no verdict for this tree (last: pass on tree bbbbbbb, run r3, story US-001)",
-      "regression: no verdict for this tree",
-    ]);
-  });
-
-  test("LedgerReader skips lines that parse but are not entries", () => {
-    const dir = join(work, "reader");
-    mkdirSync(dir, { recursive: true });
-    const path = join(dir, "ledger.jsonl");
-    const good = entry(judged, "r", "verify", "pass");
-    writeFileSync(path, `null\n${JSON.stringify(good)}\n{"gate":"verify"}\n\n`);
-    const reader = new LedgerReader(path);
-    assert.deepEqual(reader.finish(), [good]);
-    assert.deepEqual(reader.skipped, ["null", '{"gate":"verify"}']);
-  });
-
-  test("formatDetail", () => {
-    assert.equal(formatDetail({ checks: [{ name: "lint", success: false, exitCode: 1 }] }), "lint failed");
-    assert.equal(
-      formatDetail({ command: "npm run e2e", exitCode: 0, nested: { a: 1 } }),
-      "command=npm run e2e exitCode=0",
-    );
-    assert.equal(formatDetail({}), "");
   });
 });

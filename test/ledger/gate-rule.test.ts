@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import { RUN_SCOPE } from "../../src/ledger/entry.js";
 import { describeGate, gateStates, PASSING, shortHash, unmetGates } from "../../src/ledger/gate-rule.js";
 import type { LedgerEntry, Verdict } from "../../src/model/ledger.js";
+import { entry as ledgerEntry } from "./entries.js";
 
 const TREE = "a".repeat(40);
 const OTHER = "b".repeat(40);
@@ -127,5 +128,39 @@ describe("the one rule for every mandatory gate passed", () => {
   test("shortHash keeps the first seven characters", () => {
     assert.equal(shortHash("0123456789abcdef"), "0123456");
     assert.equal(shortHash("abc"), "abc");
+  });
+});
+
+describe("gate rule, across runs and trees", () => {
+  const judged = { sha: "0".repeat(40), tree: "a".repeat(40) };
+  const other = { sha: "0".repeat(40), tree: "b".repeat(40) };
+
+  test("gateStates: latest on this tree, else what was judged elsewhere", () => {
+    const states = gateStates(
+      [
+        ledgerEntry(judged, "r1", "verify", "fail"),
+        ledgerEntry(judged, "r2", "verify", "pass"),
+        ledgerEntry(other, "r2", "review", "pass"),
+        ledgerEntry(judged, "r3", "review", "unverified", { storyId: "*" }),
+        ledgerEntry(other, "r3", "acceptance", "pass"),
+      ],
+      judged.tree,
+      ["verify", "review", "acceptance", "regression"],
+    );
+    assert.deepEqual(
+      states.map((s) => [s.gate, s.ok]),
+      [
+        ["verify", true],
+        ["review", false],
+        ["acceptance", false],
+        ["regression", false],
+      ],
+    );
+    assert.deepEqual(states.map(describeGate), [
+      "verify: pass (run r2, story US-001)",
+      "review: unverified (run r3, run-level)",
+      "acceptance: no verdict for this tree (last: pass on tree bbbbbbb, run r3, story US-001)",
+      "regression: no verdict for this tree",
+    ]);
   });
 });

@@ -14,17 +14,17 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
-import { createEventBus } from "../../src/bus/event-bus.js";
-import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
-import { openRepo } from "../../src/git/repo.js";
-import { VerdictBook } from "../../src/ledger/book.js";
-import type { EventOf } from "../../src/model/events.js";
-import type { LedgerEntry } from "../../src/model/ledger.js";
-import type { Story } from "../../src/prd/story.js";
-import type { RunContext, StoryContext } from "../../src/stages/context.js";
-import { verifyStage } from "../../src/stages/verify.js";
-import { wireLedger } from "../../src/subscribers/ledger.js";
-import { runTestStrength } from "../../src/verification/strategies/test-strength.js";
+import { createEventBus } from "../../../src/bus/event-bus.js";
+import { type ConfigInput, ConfigSchema } from "../../../src/config/schema.js";
+import { openRepo } from "../../../src/git/repo.js";
+import { VerdictBook } from "../../../src/ledger/book.js";
+import type { EventOf } from "../../../src/model/events.js";
+import type { LedgerEntry } from "../../../src/model/ledger.js";
+import type { Story } from "../../../src/prd/story.js";
+import type { RunContext, StoryContext } from "../../../src/stages/context.js";
+import { verifyStage } from "../../../src/stages/verify.js";
+import { wireLedger } from "../../../src/subscribers/ledger.js";
+import { runTestStrength } from "../../../src/verification/strategies/test-strength.js";
 
 // This file runs under node's test runner, which sets NODE_TEST_CONTEXT for its children; a `node --test`
 // started by the gate would inherit it and report to this runner instead of running its files.
