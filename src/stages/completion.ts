@@ -1,6 +1,7 @@
 import { mkdirSync, renameSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { gateStates, unmetGates } from "../ledger/gate-rule.js";
+import { oneLine } from "../util/text.js";
 import { changedNothing } from "./agent-step.js";
 import type { StoryContext } from "./context.js";
 import type { Stage } from "./stage.js";
@@ -55,8 +56,6 @@ export const completionStage: Stage = {
 
 /** `gantry(US-1): title` on one line: no control characters reach git's subject (or a terminal showing it). */
 export function commitSubject(id: string, title: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: taking control characters out is the point
-  const oneLine = (text: string) => text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
   return `gantry(${oneLine(id)}): ${oneLine(title)}`;
 }
 

@@ -1,15 +1,16 @@
 // CSI sequences (colours, cursor moves) first, then any other C0 / C1 control character.
 const ESC = "\u001b";
 const CSI = new RegExp(`${ESC}\\[[0-?]*[ -/]*[@-~]`, "g");
+// Any run of whitespace (line and paragraph separators too) or C0 / C1 control characters.
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL_RUN = /[\u0000-\u001f\u007f-\u009f]+/g;
+const BREAKING_RUN = /[\s\u0000-\u001f\u007f-\u009f]+/g;
 
 /**
- * One line of plain text: escape codes dropped, line breaks and other control characters turned into a
- * space, spaces collapsed; cut to `max` characters (marked with …) when given.
+ * One line of plain text: escape codes dropped, each run of whitespace, line breaks and other control
+ * characters one space; cut to `max` characters (marked with …) when given.
  */
 export function oneLine(text: string, max = Number.POSITIVE_INFINITY): string {
-  const line = withoutEscapeCodes(text).replace(CONTROL_RUN, " ").replace(/ {2,}/g, " ").trim();
+  const line = withoutEscapeCodes(text).replace(BREAKING_RUN, " ").trim();
   return truncate(line, max);
 }
 

@@ -64,7 +64,7 @@ describe("hostile agents against git (checks alone, sandbox off)", { concurrency
     assert.equal(result.code, 0, result.stderr);
     assert.equal(prdStories(root)["US-1"]?.status, "passed");
     const subject = git(root, "log", "-1", "--format=%s").trim();
-    assert.equal(subject, "gantry(US-1): Add [31mred [0m numbers");
+    assert.equal(subject, "gantry(US-1): Add red numbers");
     assert.equal(tamperVerdicts(root).length, 0);
     const verify = lastRun(root).ledger.filter((e) => e.gate === "verify" && e.verdict === "pass");
     assert.ok(

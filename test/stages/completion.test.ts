@@ -213,10 +213,10 @@ describe("completion", { concurrency: true }, () => {
 });
 
 describe("commitSubject", () => {
-  it("keeps one line of plain text: control characters and line breaks become spaces", () => {
+  it("keeps one line of plain text: escape codes dropped, control characters and line breaks become spaces", () => {
     assert.equal(
       commitSubject("US-1", "Add \u001b[31mred\u001b[0m\nnumbers\u0007\u009b"),
-      "gantry(US-1): Add [31mred [0m numbers",
+      "gantry(US-1): Add red numbers",
     );
     assert.equal(commitSubject("US-2", "  plain   title "), "gantry(US-2): plain title");
   });

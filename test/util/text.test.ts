@@ -5,6 +5,7 @@ import { escapeControls, oneLine, truncate } from "../../src/util/text.js";
 describe("oneLine", () => {
   it("drops escape codes, turns line breaks and control characters into one space, trims", () => {
     assert.equal(oneLine("\u001b[31mred\u001b[0m\n\n  next\tline\u0000end \r\n"), "red next line end");
+    assert.equal(oneLine("a\u2028b\u0085c\u00a0d"), "a b c d");
   });
 
   it("cuts to max characters, marking the cut", () => {
