@@ -13,12 +13,20 @@ const prd = (status: string) =>
 const statusIn = (root: string) => JSON.parse(readFileSync(join(root, PRD), "utf8")).userStories[0].status;
 
 /** A previous run of feature `f` killed while committing US-1 with `subject`. */
-function killedWhileCommitting(root: string, runId: string, subject: string): RunState {
+function killedWhileCommitting(root: string, runId: string, subject: string, tree?: string): RunState {
   const runDir = join(root, ".gantry", "runs", runId);
   mkdirSync(runDir, { recursive: true });
   const state = new RunState(runDir, { runId, feature: "f" });
-  state.update({ committing: { storyId: "US-1", subject }, currentStory: "US-1" });
+  state.update({ committing: { storyId: "US-1", subject, ...(tree ? { tree } : {}) }, currentStory: "US-1" });
   return state;
+}
+
+/** The tree the working tree would commit now (what the verdicts judged). */
+function treeNow(root: string): string {
+  git(root, "add", "-A");
+  const tree = git(root, "write-tree").trim();
+  git(root, "reset", "-q");
+  return tree;
 }
 
 describe("resume", () => {
@@ -33,6 +41,24 @@ describe("resume", () => {
     const notes = await reconcile(previous, await openRepo(root), join(root, PRD));
     assert.deepEqual(notes, ["US-1: its commit landed before the previous run stopped"]);
     assert.equal(statusIn(root), "passed");
+  });
+
+  it("a landed commit counts only when it holds the judged tree", async () => {
+    for (const [extra, expected] of [
+      [false, "passed"],
+      [true, "pending"],
+    ] as const) {
+      const root = gitRepo({ [PRD]: prd("pending") });
+      writeFileSync(join(root, PRD), prd("passed"));
+      writeFileSync(join(root, "one.js"), "export const one = 1;\n");
+      killedWhileCommitting(root, "20260101-000000-aaaa", "gantry(US-1): one", treeNow(root));
+      if (extra) writeFileSync(join(root, "unjudged.js"), "export const sneaked = 1;\n");
+      git(root, "add", "-A");
+      git(root, "commit", "-q", "-m", "gantry(US-1): one");
+      const notes = await reconcile(previousRun(root, "f"), await openRepo(root), join(root, PRD));
+      assert.equal(statusIn(root), expected, `with an unjudged file: ${extra}`);
+      assert.match(notes[0] ?? "", extra ? /will run again/ : /its commit landed/);
+    }
   });
 
   it("a story marked passed whose commit never landed goes back to pending; its work stays in the tree", async () => {
