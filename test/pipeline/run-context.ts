@@ -4,9 +4,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
 import type { EventName } from "../../src/model/events.js";
-import { RUN_ID_VARIABLE } from "../../src/pipeline/leftovers.js";
 import { createRunContext } from "../../src/pipeline/run-setup.js";
 import { type Prd, PrdSchema } from "../../src/prd/story.js";
+import { RUN_ID_VARIABLE } from "../../src/process/leftovers.js";
 import type { RunContext } from "../../src/stages/context.js";
 
 export function git(root: string, ...args: string[]): string {
