@@ -190,7 +190,9 @@ describe("run:error", () => {
     config.hooks = {
       "on-error": `node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>require("fs").appendFileSync(${JSON.stringify(hookLog)}, s+"\\n"))'`,
     };
-    // The agent breaks the repository under gantry: every git command after its session fails.
+    // The agent breaks the repository under gantry: every git command after its session fails. The sandbox
+    // would keep it out of .git, so this run has the checks alone.
+    config.agent = { ...(config.agent as object), sandbox: "off" };
     const root = makeProject({
       stories: [story("US-1")],
       plan: { "US-1": [{ write: { ".git/HEAD": "not a ref\n" } }] },
