@@ -18,6 +18,9 @@ export const TRIGGERS = {
   "max-retries": { actions: ["approve", "skip", "retry", "abort"], fallback: "approve" },
   "review-gate": { actions: ["approve", "skip", "abort"], fallback: "approve" },
   "cost-warning": { actions: ["approve"], fallback: "approve" },
+  // An agent session changed what judges its work: approve = the story fails as gantry decided (the
+  // changes were put back), retry = one more pass, abort = stop the run here.
+  tamper: { actions: ["approve", "retry", "abort"], fallback: "approve" },
   // Spending more always takes an answer: `approve` (offered only with raiseUsd) is never a fallback.
   "cost-exceeded": { actions: ["abort", "approve"], fallback: "abort" },
 } as const satisfies Record<string, { actions: readonly InteractionAction[]; fallback: InteractionAction }>;
@@ -47,6 +50,7 @@ export const InteractionSchema = z
         "max-retries": trigger(["approve", "skip", "retry", "abort"]).optional(),
         "review-gate": trigger(["approve", "skip", "abort"]).optional(),
         "cost-warning": trigger(["approve"]).optional(),
+        tamper: trigger(["approve", "retry", "abort"]).optional(),
         "cost-exceeded": trigger(["abort"])
           .extend({
             raiseUsd: z

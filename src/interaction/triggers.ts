@@ -84,6 +84,13 @@ export function wireTriggers(bus: EventBus, deps: TriggerDeps): () => void {
         await decideForStory("max-retries", storyId, summary);
       }),
     ),
+    ...on("tamper", () =>
+      bus.on("tamper:result", "interaction tamper", async ({ storyId, role, changes, verdict }) => {
+        if (verdict !== "fail") return;
+        const said = changes.map((c) => `${c.what}${c.restored ? " (put back)" : ""}`).join("; ");
+        await decideForStory("tamper", storyId, `${storyId}: the ${role} session changed ${said}`);
+      }),
+    ),
     ...on("review-gate", () => {
       const asked = new Set<string>();
       return bus.on(

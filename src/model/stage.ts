@@ -13,8 +13,11 @@ export type StageName = (typeof STAGE_NAMES)[number];
 export type StageResult =
   | { action: "continue" }
   | { action: "skip"; reason: string }
-  /** `retryLimit`: the pass ended because it had no retry left (MAX_STAGE_RETRIES), not on a failed check. */
-  | { action: "fail"; reason: string; retryLimit?: true }
+  /**
+   * `retryLimit`: the pass ended because it had no retry left (MAX_STAGE_RETRIES), not on a failed check.
+   * `tamper`: an agent session changed what judges its work (stages/session-guard.ts).
+   */
+  | { action: "fail"; reason: string; retryLimit?: true; tamper?: true }
   | { action: "escalate"; reason: string }
   | { action: "pause"; reason: string }
   | { action: "retry"; fromStage: StageName; reason: string };

@@ -116,6 +116,12 @@ export async function executeStory(
         return fail(run, ctx, `every tier failed; last: ${outcome.reason}`);
       }
       case "fail": {
+        if (outcome.tamper) {
+          const answer = await settle(run, story.id, "tamper", retried);
+          if (answer === "retry") continue;
+          if (answer === "abort") return pause(run, ctx, `${outcome.reason}; interaction tamper: abort`);
+          return fail(run, ctx, outcome.reason);
+        }
         const retries = outcome.retryLimit ? await settle(run, story.id, "max-retries", retried) : undefined;
         if (retries === "retry") continue;
         if (retries === "skip")

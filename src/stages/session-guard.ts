@@ -42,7 +42,7 @@ export async function guardSession(ctx: StoryContext, role: AgentRole): Promise<
       const said = changes.map((c) => `${c.what}${c.restored ? " (put back)" : ""}`).join("; ");
       const reason = `tamper: the ${role} session changed what judges its work: ${said}`;
       const unsafe = changes.some((c) => !c.restored && (c.kind === "head" || c.kind === "in-progress"));
-      return unsafe ? { action: "pause", reason } : { action: "fail", reason };
+      return unsafe ? { action: "pause", reason } : { action: "fail", reason, tamper: true };
     },
   };
 }

@@ -93,6 +93,29 @@ describe("hostile agents against git (checks alone, sandbox off)", { concurrency
     assert.match(git(root, "stash", "list"), /US-1/, "the session's work is kept in the stash");
   });
 
+  it("with the tamper trigger on, a person (here its fallback) can give the story one more pass", async () => {
+    const config = baseConfig();
+    (config.agent as Record<string, unknown>).sandbox = "off";
+    config.interaction = { triggers: { tamper: { fallback: "retry" } } };
+    const root = makeProject({
+      stories: [story("US-1")],
+      plan: {
+        "US-1": [{ write: honest, sh: "printf '#!/bin/sh\\n' > .git/hooks/post-commit" }, { write: honest }],
+      },
+      config,
+    });
+    const result = await run(root);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(prdStories(root)["US-1"]?.status, "passed");
+    assert.ok(!existsSync(join(root, ".git/hooks/post-commit")));
+    const asked = lastRun(root).events.filter((e) => e.type === "interaction:request");
+    assert.deepEqual(
+      asked.map((e) => [e.trigger, e.options]),
+      [["tamper", ["approve", "retry", "abort"]]],
+    );
+    assert.match(String(asked[0]?.summary), /hooks\/post-commit added \(put back\)/);
+  });
+
   it("a clean filter in .git/config is a tamper, and the config is put back", async () => {
     const root = hostileProject({
       write: honest,
