@@ -3,8 +3,8 @@ import type { VerifyResult } from "../model/verify.js";
 import { runVerification } from "../verification/orchestrator.js";
 import { scopedTestCommand } from "../verification/scope.js";
 import { runTestIntegrity } from "../verification/strategies/test-integrity.js";
-import { runTestStrength, type TestStrengthResult } from "../verification/strategies/test-strength.js";
-import { integrityFailure } from "./integrity-feedback.js";
+import { runTestStrength } from "../verification/strategies/test-strength.js";
+import { integrityFailure, weakTests } from "./gate-feedback.js";
 import type { Stage } from "./stage.js";
 
 /** Scoped tests through the verification orchestrator. A failure is left for rectify; verify itself continues. */
@@ -49,34 +49,6 @@ export const verifyStage: Stage = {
     return CONTINUE;
   },
 };
-
-/** The feedback rectify gets for tests that still pass without the story's production change. */
-function weakTests(passed: VerifyResult, strength: TestStrengthResult, baseSha: string): VerifyResult {
-  const weak = strength.files.filter((f) => f.outcome === "passes-without-change");
-  const failures = weak.map((f) => ({
-    file: f.file,
-    name: "test-strength",
-    message: "passes without the story's production change; it does not exercise it",
-  }));
-  // A story that only deleted or skipped tests has no weak file to name: the reason says what it did.
-  if (failures.length === 0)
-    failures.push({ file: "", name: "test-strength", message: strength.reason ?? "" });
-  return {
-    ...passed,
-    status: "TEST_FAILURE",
-    success: false,
-    failCount: failures.length,
-    failures,
-    reason: `test-strength: ${strength.reason ?? "tests pass without the story's change"}`,
-    rawOutputTail: [
-      `The tests pass, but gantry also ran each test file this story added or changed against the production`,
-      `code as it was before the story (commit ${baseSha.slice(0, 12)}), with only the story's test files in place.`,
-      `These still passed there, so they do not test what the story changed:`,
-      ...weak.map((f) => `  - ${f.file}`),
-      `Make them assert the new behaviour, so that they fail without the story's production change.`,
-    ].join("\n"),
-  };
-}
 
 /** How far from green a result is: fewer failing tests is progress; unreadable or broken runs rank worst. */
 export function badness(status: string, failCount: number): number {
