@@ -63,7 +63,7 @@ describe(`SIGKILL at seeded moments (${trials} trials, base seed ${base})`, {
     first.child.kill("SIGKILL");
     await first.done;
     const orphans = markedProcesses(marker).filter((p) => p.cmdline.includes("quick-agent.sh"));
-    const resumed = await gantry(root, ["run", "--feature", "f"], { env });
+    const resumed = await gantry(root, ["run", "--feature", "f"], { env, timeoutMs: 180_000 });
     await reapMarked(marker);
     assert.ok(orphans.length > 0, "the killed run's agent session outlived it");
     assert.equal(resumed.code, 0, resumed.stderr + resumed.stdout);

@@ -147,7 +147,8 @@ export function gantry(
     child.stderr.on("data", (c) => {
       stderr += c;
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 60_000);
+    // A safety kill, not a speed limit: under a loaded CI machine a whole run can take a minute or more.
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 150_000);
     child.on("close", (code) => {
       clearTimeout(timer);
       resolvePromise({ code, stdout, stderr });
