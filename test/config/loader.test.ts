@@ -50,6 +50,13 @@ describe("config loading", () => {
     );
   });
 
+  it("rejects a gate name outside the closed set, naming its place (a typo would fail every story)", () => {
+    assert.throws(
+      () => parseConfig("c.json", { gates: { mandatory: ["verify", "verfy"] } }),
+      (e: unknown) => e instanceof InputError && /c\.json: gates\.mandatory\[1\]: Invalid option: expected one of "verify"/.test(e.message),
+    );
+  });
+
   it("rejects an unknown hook event naming the valid ones", () => {
     assert.throws(
       () => parseConfig("c.json", { hooks: { "on-finish": "x" } }),
