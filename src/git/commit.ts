@@ -1,5 +1,5 @@
 import type { Judged } from "../model/ledger.js";
-import { runGit, runGitSteps } from "./exec.js";
+import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import { GANTRY_DIR, type TreeScope, UNBORN } from "./judge.js";
 
 /** The commit gantry made is not what HEAD holds afterwards: a hook or another process moved it. */
@@ -10,85 +10,78 @@ export class CommitMismatch extends Error {
 export interface CommitPlan {
   judged: Judged;
   subject: string;
-  /** Called with the new commit's id before the branch moves, so a crash can tell whether it landed. */
-  onCommitObject?: (commit: string) => void;
 }
 
+/** The variables that point git at the private directory: the steps on the user's repository drop them. */
+const PRIVATE = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_CONFIG_NOSYSTEM",
+  "GIT_CONFIG_GLOBAL",
+];
+
+/** What each `exit 200+N` of the script names. */
+const STEPS = [
+  "git read-tree (the judged tree)",
+  "git read-tree (HEAD's .gantry/)",
+  "git add (prd.json)",
+  "git write-tree",
+  "git commit-tree",
+  "git update-ref (compare-and-swap)",
+  "git read-tree (the user's index)",
+  "git rm --cached (the private index)",
+  "git rev-parse HEAD",
+];
+
 /**
- * Commits exactly the judged tree, plus gantry's own files as HEAD has them and the features' prd.json,
- * without staging the working tree again: commit-tree on that tree, then the branch moved only if it
- * still points where the judge saw it (compare-and-swap), with no hook run. The user's index is then
- * reset to the new commit. Returns the commit id; throws CommitMismatch when HEAD is not it afterwards.
+ * The whole commit in one shell ($1 judged tree, $2 judged HEAD or "", $3 .gantry's path, $4 subject):
+ * a git started from a small shell costs far less than one forked from node. `real` runs git on the
+ * user's repository (the private variables dropped), hooks off.
+ */
+const SCRIPT = [
+  `e=${FIRST_STEP_EXIT}`,
+  `real() { env ${PRIVATE.map((v) => `-u ${v}`).join(" ")} git -c core.hooksPath=/dev/null "$@"; }`,
+  `git read-tree -m -i "$1" || exit $((e+0))`,
+  `if [ -n "$2" ] && g=$(git rev-parse --verify -q "$2:$3" 2>/dev/null); then git read-tree --prefix="$3/" "$g" || exit $((e+1)); fi`,
+  `err=$(git add -A -- ":(top,glob)$3/features/*/prd.json" 2>&1 >/dev/null) || case "$err" in *"are ignored by one of your .gitignore files"*) ;; *) printf '%s\\n' "$err" >&2; exit $((e+2)) ;; esac`,
+  `tree=$(git write-tree) || exit $((e+3))`,
+  `if [ -n "$2" ]; then commit=$(git commit-tree "$tree" -p "$2" -m "$4") || exit $((e+4)); else commit=$(git commit-tree "$tree" -m "$4") || exit $((e+4)); fi`,
+  `real update-ref -m "gantry: $4" HEAD "$commit" "\${2:-0000000000000000000000000000000000000000}" || exit $((e+5))`,
+  `real read-tree -m -i "$commit" || exit $((e+6))`,
+  `git rm -r -q -f --cached --ignore-unmatch -- ":(top)$3" || exit $((e+7))`,
+  `heads=$(real rev-parse HEAD "HEAD^{tree}") || exit $((e+8))`,
+  `printf '%s %s %s\\n' "$commit" "$tree" "$heads"`,
+].join("\n");
+
+/**
+ * Commits exactly the judged tree, plus gantry's own files as HEAD has them (no edit to the config made
+ * during the run is committed) and the features' prd.json, without staging the working tree again:
+ * commit-tree on that tree, then the branch moved only if it still points where the judge saw it
+ * (compare-and-swap), with no hook run. The user's index is then reset to the new commit. Returns the
+ * commit id; throws CommitMismatch when HEAD is not it afterwards.
  */
 export async function commitJudged(scope: TreeScope, plan: CommitPlan): Promise<string> {
   const gantry = `${scope.prefix}${GANTRY_DIR}`;
   scope.index.head = undefined;
-  // gantry's files as HEAD has them (config.json included: nobody's edit during the run is committed),
-  // then the features' prd.json files from disk, which only the story store writes (prd/story-store.ts).
-  const headGantry =
-    plan.judged.sha === UNBORN ? undefined : await treeAt(scope, `${plan.judged.sha}:${gantry}`);
-  const tree = (
-    await runGitSteps(
-      scope.cwd,
-      [
-        { args: ["read-tree", "-m", "-i", plan.judged.tree] },
-        ...(headGantry ? [{ args: ["read-tree", `--prefix=${gantry}/`, headGantry] }] : []),
-        {
-          args: ["add", "-A", "--", `:(top,glob)${gantry}/features/*/prd.json`],
-          tolerate: "are ignored by one of your .gitignore files",
-        },
-        { args: ["write-tree"] },
-      ],
-      scope.git.env,
-    )
-  ).trim();
-  const parent = plan.judged.sha === UNBORN ? [] : ["-p", plan.judged.sha];
-  const identity = await committerIdentity(scope.cwd);
-  const commit = (
-    await runGit(scope.cwd, ["commit-tree", tree, ...parent, "-m", plan.subject], {
-      ...scope.git.env,
-      ...identity,
-    })
-  ).trim();
-  plan.onCommitObject?.(commit);
-  await runGitSteps(scope.cwd, [
-    {
-      args: [
-        "-c",
-        "core.hooksPath=/dev/null",
-        "update-ref",
-        "-m",
-        `gantry: ${plan.subject}`,
-        "HEAD",
-        commit,
-        plan.judged.sha,
-      ],
-    },
-    { args: ["-c", "core.hooksPath=/dev/null", "read-tree", "-m", "-i", commit] },
-  ]);
-  // The private index holds the commit's tree; without .gantry/ it is what the next judge starts from.
-  await runGit(
+  scope.identity ??= await committerIdentity(scope.cwd);
+  const parent = plan.judged.sha === UNBORN ? "" : plan.judged.sha;
+  const out = await runGitScript(
     scope.cwd,
-    ["rm", "-r", "-q", "-f", "--cached", "--ignore-unmatch", "--", `:(top)${gantry}`],
-    scope.git.env,
+    SCRIPT,
+    [plan.judged.tree, parent, gantry, plan.subject],
+    { ...scope.git.env, ...scope.identity },
+    STEPS,
   );
+  const [commit = "", tree = "", head, headTree] = out.trim().split(/\s+/);
+  // The private index holds the commit's tree without .gantry/: what the next judge starts from.
   scope.index.head = commit;
-  const [head, headTree] = (await runGit(scope.cwd, ["rev-parse", "HEAD", "HEAD^{tree}"])).trim().split("\n");
   if (head !== commit || headTree !== tree)
     throw new CommitMismatch(
       `HEAD is ${head?.slice(0, 12)} after gantry committed ${commit.slice(0, 12)}: a hook or another process moved the branch`,
     );
   return commit;
-}
-
-/** The tree object at `rev:path`, or undefined when there is none. */
-async function treeAt(scope: TreeScope, spec: string): Promise<string | undefined> {
-  try {
-    const id = (await runGit(scope.cwd, ["rev-parse", "--verify", "-q", spec], scope.git.env)).trim();
-    return id || undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Who commits: the repository's own identity, as `git commit` would take it (the private git has no config). */

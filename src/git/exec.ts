@@ -53,7 +53,7 @@ export interface GitStep {
 }
 
 /** Exit code of the shell when step i failed: FIRST_STEP_EXIT + i. */
-const FIRST_STEP_EXIT = 200;
+export const FIRST_STEP_EXIT = 200;
 
 /**
  * Runs git commands one after the other, as runGit would, but from one /bin/sh: node forks a copy of
@@ -108,4 +108,32 @@ function subcommand(args: string[]): string {
   let i = 0;
   while (args[i] === "-c") i += 2;
   return args[i] ?? "";
+}
+
+/**
+ * Runs a shell script of git commands with `params` as its positional parameters (never as shell text),
+ * the repository variables of a parent git dropped and `env` added, as runGitSteps does. A failing script
+ * says which step with `exit N` and its message on standard error; `steps` names step N.
+ */
+export async function runGitScript(
+  cwd: string,
+  script: string,
+  params: string[],
+  env: Record<string, string>,
+  steps: string[],
+): Promise<string> {
+  try {
+    const { stdout } = await run("/bin/sh", ["-c", script, "gantry-git", ...params], {
+      cwd,
+      env: gitEnvironment(env),
+      encoding: "utf8",
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return stdout;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const step = typeof code === "number" ? steps[code - FIRST_STEP_EXIT] : undefined;
+    const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
+    throw new GitError(`${step ?? "git"} failed in ${cwd}${stderr ? `: ${stderr}` : ""}`, { cause: error });
+  }
 }

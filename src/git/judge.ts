@@ -18,6 +18,10 @@ export interface TreeScope {
   git: PrivateGit;
   /** What the private index holds now: HEAD's entries (without .gantry/) as of `head`, plus the last judge. */
   index: { head?: string };
+  /** `base tree` → what escapes checked last: a tree judged again (verify, review, completion) is not re-read. */
+  checked: Map<string, string[]>;
+  /** Who commits, read once a run (a change to it during a session is a tamper). */
+  identity?: Record<string, string>;
 }
 
 /** gantry's own files never count as the content being judged. */
@@ -56,7 +60,11 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
     )
   ).trim();
   scope.index.head = head;
-  const problems = await escapes(scope, head === UNBORN ? EMPTY_TREE : head, tree);
+  const key = `${head} ${tree}`;
+  const problems =
+    scope.checked.get(key) ?? (await escapes(scope, head === UNBORN ? EMPTY_TREE : head, tree));
+  if (scope.checked.size > 64) scope.checked.clear();
+  scope.checked.set(key, problems);
   if (problems.length > 0)
     throw new JudgeRefusal(`the working tree cannot be judged: ${problems.join("; ")}`);
   return tree;

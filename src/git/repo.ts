@@ -7,7 +7,7 @@ import { runGit } from "./exec.js";
 import { headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredPaths, newIgnoredSources } from "./ignored-files.js";
-import { GANTRY_DIR, judgeTree, UNBORN } from "./judge.js";
+import { GANTRY_DIR, judgeTree, type TreeScope, UNBORN } from "./judge.js";
 import { compareAndRestore, type GitChange, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 
 export interface GitRepo {
@@ -24,7 +24,7 @@ export interface GitRepo {
    * Commits exactly the judged tree (plus gantry's config and prd.json) with commit-tree and a
    * compare-and-swap of the branch; throws CommitMismatch when HEAD is not that commit afterwards.
    */
-  commitJudged(judged: Judged, subject: string, onCommitObject?: (commit: string) => void): Promise<string>;
+  commitJudged(judged: Judged, subject: string): Promise<string>;
   /** Whether a commit holds exactly a judged tree's content (.gantry/ aside). */
   sameContent(commit: string, tree: string): Promise<boolean>;
   /** What git's own state is now: the git directory's config, hooks and info files, refs, HEAD, index flags. */
@@ -98,7 +98,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
 
   const dirs = { top, gitDir, commonDir };
   let privateGit: PrivateGit | undefined;
-  const index: { head?: string } = {};
+
   // One judge or commit at a time: they share the private index.
   let queue: Promise<unknown> = Promise.resolve();
   const serial = <T>(work: () => Promise<T>): Promise<T> => {
@@ -106,9 +106,11 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     queue = next.catch(() => undefined);
     return next;
   };
-  const scope = async () => {
+  let treeScope: TreeScope | undefined;
+  const scope = async (): Promise<TreeScope> => {
     privateGit ??= await createPrivateGit(dirs);
-    return { cwd: projectRoot, prefix, git: privateGit, index };
+    treeScope ??= { cwd: projectRoot, prefix, git: privateGit, index: {}, checked: new Map() };
+    return treeScope;
   };
 
   return {
@@ -120,8 +122,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         const sha = await head();
         return { sha, tree: await judgeTree(await scope(), sha) };
       }),
-    commitJudged: (judged, subject, onCommitObject) =>
-      serial(async () => commitJudged(await scope(), { judged, subject, onCommitObject })),
+    commitJudged: (judged, subject) => serial(async () => commitJudged(await scope(), { judged, subject })),
     async sameContent(commit, tree) {
       try {
         await runGit(projectRoot, ["diff-tree", "-r", "--quiet", commit, tree, "--", ":(top)", ...outside]);
@@ -132,7 +133,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     },
     snapshot: () => snapshotGit(top, gitDir, commonDir),
     async restoreSince(before) {
-      const after = await snapshotGit(top, gitDir, commonDir);
+      const after = await snapshotGit(top, gitDir, commonDir, before);
       return compareAndRestore(top, { gitDir, commonDir }, before, after);
     },
     ignoredPaths: () => ignoredPaths(projectRoot, prefix),
@@ -141,7 +142,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     close() {
       privateGit?.dispose();
       privateGit = undefined;
-      index.head = undefined;
+      treeScope = undefined;
     },
     async headSubject() {
       try {

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runGit } from "./exec.js";
 
@@ -28,6 +28,8 @@ export interface GitSnapshot {
   inProgress: string[];
   /** `S path` (skip-worktree) and `h path` (assume-unchanged) entries of the user's index. */
   indexFlags: Set<string>;
+  /** Which version of the index file the flags were read from (git replaces the file on every write). */
+  indexKey: string;
 }
 
 export interface GitChange {
@@ -37,7 +39,13 @@ export interface GitChange {
   restored: boolean;
 }
 
-export async function snapshotGit(cwd: string, gitDir: string, commonDir: string): Promise<GitSnapshot> {
+export async function snapshotGit(
+  cwd: string,
+  gitDir: string,
+  commonDir: string,
+  before?: GitSnapshot,
+): Promise<GitSnapshot> {
+  const indexKey = fileKey(join(gitDir, "index"));
   const files = new Map<string, Entry | undefined>();
   for (const name of WATCHED_FILES) files.set(name, read(join(gitDirFor(name, gitDir, commonDir), name)));
   for (const dir of WATCHED_DIRS) {
@@ -46,10 +54,12 @@ export async function snapshotGit(cwd: string, gitDir: string, commonDir: string
   }
   return {
     headFile: readHead(gitDir),
-    refs: await refs(cwd),
+    refs: refsFromFiles(commonDir) ?? (await refs(cwd)),
     files,
     inProgress: IN_PROGRESS.filter((name) => existsSync(join(gitDir, name))),
-    indexFlags: await indexFlags(cwd),
+    indexKey,
+    // Flags live in the index file: while it is the same file, they are the same flags.
+    indexFlags: before && before.indexKey === indexKey ? before.indexFlags : await indexFlags(cwd),
   };
 }
 
@@ -137,6 +147,47 @@ async function restoreRefs(cwd: string, before: GitSnapshot, after: GitSnapshot)
     changes.push({ kind: "ref", what, restored });
   }
   return changes;
+}
+
+/**
+ * Every ref from the files git keeps them in (loose refs over packed-refs), without a git process;
+ * undefined for a layout this does not read (reftable), which then asks git.
+ */
+function refsFromFiles(commonDir: string): Map<string, string> | undefined {
+  if (existsSync(join(commonDir, "reftable"))) return undefined;
+  const map = new Map<string, string>();
+  const packed = read(join(commonDir, "packed-refs"));
+  if (packed?.kind === "file") {
+    for (const line of packed.data.toString("utf8").split("\n")) {
+      const match = /^([0-9a-f]{40,64}) (refs\/\S+)$/.exec(line);
+      if (match?.[1] && match[2]) map.set(match[2], match[1]);
+    }
+  }
+  const pending = ["refs"];
+  let seen = 0;
+  while (pending.length > 0) {
+    const dir = pending.pop() as string;
+    for (const name of list(join(commonDir, dir))) {
+      if (++seen > 100_000) return undefined;
+      const rel = `${dir}/${name}`;
+      const entry = read(join(commonDir, rel));
+      if (entry?.kind === "other" && entry.description.startsWith("directory")) pending.push(rel);
+      else if (entry?.kind === "file") {
+        const id = entry.data.toString("utf8").trim();
+        if (/^[0-9a-f]{40,64}$/.test(id)) map.set(rel, id);
+      }
+    }
+  }
+  return map;
+}
+
+function fileKey(path: string): string {
+  try {
+    const stat = statSync(path, { bigint: true });
+    return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  } catch {
+    return "";
+  }
 }
 
 async function refs(cwd: string): Promise<Map<string, string>> {

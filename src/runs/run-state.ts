@@ -19,8 +19,6 @@ export interface RunStateData {
     subject: string;
     /** The judged tree the commit must hold (.gantry/ aside): a landed commit counts only if it does. */
     tree?: string;
-    /** The commit object, once made and before the branch moves. */
-    commit?: string;
   };
   iterations: number;
   status: "running" | "complete" | "paused" | "interrupted" | "error";

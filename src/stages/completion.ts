@@ -41,9 +41,7 @@ export const completionStage: Stage = {
       failureReason: null,
     });
     try {
-      await run.git.commitJudged(judged, subject, (commit) =>
-        run.state.update({ committing: { storyId: story.id, subject, tree: judged.tree, commit } }),
-      );
+      await run.git.commitJudged(judged, subject);
     } catch (error) {
       run.stories.update(story.id, { status: "in-progress" });
       run.state.update({ committing: undefined });

@@ -206,7 +206,7 @@ describe("completion", { concurrency: true }, () => {
     git(root, "update-ref", "HEAD", other);
     await assert.rejects(
       () => ctx.run.git.commitJudged(judged, "gantry(US-1): x"),
-      /git update-ref failed.*but expected/,
+      /git update-ref \(compare-and-swap\) failed.*but expected/,
     );
     assert.equal(git(root, "rev-parse", "HEAD"), other);
   });
