@@ -52,6 +52,35 @@ export const TARGETS = [
     mutate: "src/ledger/gate-rule.ts",
     tests: ["test/ledger/gate-rule.test.ts"],
   },
+  {
+    mutate: "src/pipeline/runner.ts",
+    tests: ["test/pipeline/runner.test.ts"],
+  },
+  {
+    // Real git repositories: slow mutants, so only the completion stage's own tests.
+    mutate: "src/stages/completion.ts",
+    tests: ["test/stages/completion.test.ts"],
+  },
+  {
+    mutate: "src/git/tamper-snapshot.ts",
+    tests: ["test/git/tamper-snapshot.test.ts"],
+  },
+  {
+    mutate: "src/runs/owned-files.ts",
+    tests: ["test/runs/owned-files.test.ts"],
+  },
+  {
+    mutate: "src/git/judge.ts",
+    tests: ["test/git/judge.test.ts"],
+  },
+  {
+    mutate: "src/verification/strategies/test-integrity/markers.ts",
+    tests: ["test/verification/test-integrity/markers.test.ts"],
+  },
+  {
+    mutate: "src/verification/strategies/test-integrity.ts",
+    tests: ["test/verification/test-integrity.test.ts"],
+  },
 ];
 
 /** The target scripts/mutation.mjs runs, else `--mutate a.ts,b.ts` given to Stryker directly. */

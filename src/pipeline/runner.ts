@@ -27,10 +27,8 @@ export async function runStages(
   const storyId = ctx.story.id;
   let retries = 0;
   let index = 0;
-  // Each step advances, ends the pass, or spends a retry; so this bound is never reached in practice.
-  const maxSteps = stages.length * (maxStageRetries + 2);
-  for (let step = 0; index < stages.length; step++) {
-    if (step >= maxSteps) return { action: "fail", reason: `stage loop exceeded ${maxSteps} steps`, retries };
+  // Ends: each turn advances, ends the pass, or spends one of at most maxStageRetries + 1 retries.
+  while (index < stages.length) {
     if (options.signal?.aborted) return { action: "pause", reason: "interrupted", retries };
     const stage = stages[index] as Stage;
     if (!stage.enabled(ctx)) {

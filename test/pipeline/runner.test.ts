@@ -150,3 +150,135 @@ describe("stage runner", () => {
     assert.deepEqual(calls, ["execution"]);
   });
 });
+
+describe("stage runner: what subscribers and stages are told", () => {
+  it("tells each stage how many retries are left in the pass", async () => {
+    const { bus } = recordingBus();
+    const seen: (number | undefined)[] = [];
+    const ctxSeen = { story: { id: "US-1" } } as unknown as StoryContext;
+    const recording = (name: StageName, result: StageResult): Stage => ({
+      name,
+      enabled: () => true,
+      async execute(c) {
+        seen.push(c.retriesLeft);
+        return result;
+      },
+    });
+    await runStages(
+      [
+        recording("verify", { action: "continue" }),
+        recording("rectify", { action: "retry", fromStage: "verify", reason: "again" }),
+      ],
+      ctxSeen,
+      { bus, maxStageRetries: 2 },
+    );
+    assert.deepEqual(seen, [2, 2, 1, 1, 0, 0]);
+  });
+
+  it("names the story and stage on stage:enter, and times the stage on stage:exit", async () => {
+    const { bus } = recordingBus();
+    const entered: unknown[] = [];
+    const durations: number[] = [];
+    bus.on("stage:enter", "rec", (e) => {
+      entered.push({ storyId: e.storyId, stage: e.stage });
+    });
+    bus.on("stage:exit", "rec", (e) => {
+      durations.push(e.durationMs);
+    });
+    const slow: Stage = {
+      name: "execution",
+      enabled: () => true,
+      execute: () => new Promise((done) => setTimeout(() => done({ action: "continue" }), 40)),
+    };
+    const before = performance.now();
+    await runStages([slow], ctx, { bus, maxStageRetries: 1 });
+    const elapsed = performance.now() - before;
+    await bus.flush();
+    assert.deepEqual(entered, [{ storyId: "US-1", stage: "execution" }]);
+    assert.equal(durations.length, 1);
+    assert.ok((durations[0] as number) >= 30, `stage took ~40 ms, reported ${durations[0]}`);
+    assert.ok((durations[0] as number) <= Math.ceil(elapsed), `reported ${durations[0]} of ${elapsed} ms`);
+  });
+
+  it("marks retryLimit on stage:exit only for a retry past the limit or a stage's own limit", async () => {
+    const { bus } = recordingBus();
+    const marks: [string, unknown][] = [];
+    bus.on("stage:exit", "rec", (e) => {
+      marks.push([e.stage, e.retryLimit]);
+    });
+    const calls: string[] = [];
+    // With no retries allowed, a stage that passes or fails for its own reason is not at a retry limit.
+    const plainFail = await runStages(
+      [
+        stage("verify", [{ action: "continue" }], calls),
+        stage("review", [{ action: "fail", reason: "review found a bug" }], calls),
+      ],
+      ctx,
+      { bus, maxStageRetries: 0 },
+    );
+    assert.deepEqual(plainFail, { action: "fail", reason: "review found a bug", retries: 0 });
+    const ownLimit = await runStages(
+      [stage("autofix", [{ action: "fail", reason: "gave up", retryLimit: true }], calls)],
+      ctx,
+      { bus, maxStageRetries: 4 },
+    );
+    assert.equal(ownLimit.action === "fail" && ownLimit.retryLimit, true);
+    await bus.flush();
+    assert.deepEqual(marks, [
+      ["verify", undefined],
+      ["review", undefined],
+      ["autofix", { max: 4 }],
+    ]);
+  });
+
+  it("retries from the named stage, not from the start", async () => {
+    const { bus } = recordingBus();
+    const calls: string[] = [];
+    const out = await runStages(
+      [
+        stage("execution", [{ action: "continue" }], calls),
+        stage("verify", [{ action: "continue" }], calls),
+        stage(
+          "rectify",
+          [{ action: "retry", fromStage: "verify", reason: "tests failed" }, { action: "continue" }],
+          calls,
+        ),
+      ],
+      ctx,
+      { bus, maxStageRetries: 2 },
+    );
+    assert.deepEqual(out, { action: "continue", retries: 1 });
+    assert.deepEqual(calls, ["execution", "verify", "rectify", "verify", "rectify"]);
+  });
+
+  it("fails a retry from a stage that is not in the pass", async () => {
+    const { bus } = recordingBus();
+    const calls: string[] = [];
+    const out = await runStages(
+      [
+        stage("execution", [{ action: "continue" }], calls),
+        stage("rectify", [{ action: "retry", fromStage: "review", reason: "again" }], calls),
+      ],
+      ctx,
+      { bus, maxStageRetries: 3 },
+    );
+    assert.deepEqual(out, {
+      action: "fail",
+      reason: 'rectify asked to retry from unknown stage "review"',
+      retries: 1,
+    });
+    assert.deepEqual(calls, ["execution", "rectify"]);
+  });
+
+  it("gives the interruption as the reason for the pause", async () => {
+    const { bus } = recordingBus();
+    const controller = new AbortController();
+    controller.abort();
+    const out = await runStages([stage("execution", [{ action: "continue" }], [])], ctx, {
+      bus,
+      maxStageRetries: 1,
+      signal: controller.signal,
+    });
+    assert.deepEqual(out, { action: "pause", reason: "interrupted", retries: 0 });
+  });
+});
