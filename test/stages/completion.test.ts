@@ -212,6 +212,90 @@ describe("completion", { concurrency: true }, () => {
   });
 });
 
+describe("completion: what the story record and the run state keep", { concurrency: true }, () => {
+  it("records the pass's attempt, the cost rounded to a millionth of a dollar, and clears an earlier failure", async () => {
+    const { ctx, root, book } = await setup();
+    ctx.run.stories.update("US-1", { failureReason: "an earlier pass failed" });
+    ctx.pass = 3;
+    ctx.costUsd = 0.12345649;
+    write(root, "src/b.js", "export const b = 2;\n");
+    const judged = await verdict(ctx, book, "verify", "pass");
+    await verdict(ctx, book, "review", "pass");
+    // The run state names the commit object before the branch moves: a crash in between can resume.
+    const inFlight: unknown[] = [];
+    const realCommit = ctx.run.git.commitJudged;
+    ctx.run.git = Object.create(ctx.run.git, {
+      commitJudged: {
+        value: (j: typeof judged, subject: string, onCommitObject?: (commit: string) => void) =>
+          realCommit(j, subject, (commit) => {
+            inFlight.push({ ...ctx.run.state.data.committing });
+            onCommitObject?.(commit);
+            inFlight.push({ ...ctx.run.state.data.committing });
+          }),
+      },
+    });
+    assert.deepEqual(await completionStage.execute(ctx), { action: "continue" });
+    const committed = JSON.parse(git(root, "show", "HEAD:.gantry/features/f/prd.json")).userStories[0];
+    assert.equal(committed.status, "passed");
+    assert.equal(committed.attempts, 3);
+    assert.equal(committed.costUsd, 0.123456);
+    assert.equal(committed.failureReason, undefined, "the earlier failure reason is gone");
+    const head = git(root, "rev-parse", "HEAD");
+    const subject = "gantry(US-1): US-1";
+    assert.deepEqual(inFlight, [
+      { storyId: "US-1", subject, tree: judged.tree },
+      { storyId: "US-1", subject, tree: judged.tree, commit: head },
+    ]);
+    assert.equal(ctx.run.state.data.committing, undefined);
+  });
+
+  it("a commit that does not land as judged fails the story, puts it back in progress and forgets the commit", async () => {
+    const { ctx, root, book } = await setup();
+    write(root, "src/b.js", "export const b = 2;\n");
+    const judged = await verdict(ctx, book, "verify", "pass");
+    await verdict(ctx, book, "review", "pass");
+    let other = "";
+    const realCommit = ctx.run.git.commitJudged;
+    ctx.run.git = Object.create(ctx.run.git, {
+      commitJudged: {
+        value: (j: typeof judged, subject: string, onCommitObject?: (commit: string) => void) => {
+          // Someone else commits on the branch between the judge and gantry's commit.
+          other = git(root, "commit-tree", git(root, "rev-parse", "HEAD^{tree}"), "-p", j.sha, "-m", "other");
+          git(root, "update-ref", "HEAD", other);
+          return realCommit(j, subject, onCommitObject);
+        },
+      },
+    });
+    const result = await completionStage.execute(ctx);
+    assert.equal(result.action, "fail");
+    assert.match((result as { reason: string }).reason, /^the commit did not land as judged: .*update-ref/);
+    assert.equal(git(root, "rev-parse", "HEAD"), other, "the branch stays where the other commit put it");
+    assert.equal(ctx.run.stories.status("US-1"), "in-progress");
+    assert.match(readFileSync(join(root, ".gantry/features/f/prd.json"), "utf8"), /"status": "in-progress"/);
+    assert.equal(ctx.run.state.data.committing, undefined);
+  });
+
+  it("names at most ten ignored files in the reason, with the count, and moves them all", async () => {
+    const { ctx, root, book } = await setup();
+    write(root, "src/b.js", "export const b = 2;\n");
+    const names = Array.from({ length: 12 }, (_, i) => `src/part${String(i).padStart(2, "0")}.local.js`);
+    for (const name of names) write(root, name, "export {};\n");
+    await verdict(ctx, book, "verify", "pass");
+    await verdict(ctx, book, "review", "pass");
+    const result = await completionStage.execute(ctx);
+    assert.equal(result.action, "fail");
+    const reason = (result as { reason: string }).reason;
+    assert.ok(
+      reason.includes(`: ${names.slice(0, 10).join(", ")}, … (12); moved to .gantry/runs/r1/set-aside`),
+      reason,
+    );
+    for (const name of names) {
+      assert.ok(!existsSync(join(root, name)), `${name} left in the worktree`);
+      assert.ok(existsSync(join(ctx.run.runDir, "set-aside", name)), `${name} not set aside`);
+    }
+  });
+});
+
 describe("commitSubject", () => {
   it("keeps one line of plain text: escape codes dropped, control characters and line breaks become spaces", () => {
     assert.equal(
