@@ -48,6 +48,9 @@ export function snapshotOwnedFiles(root: string): OwnedFiles {
  */
 export function restoreOwnedFiles(root: string, before: OwnedFiles): string[] {
   const after = snapshotOwnedFiles(root);
+  // Added files go first: one may sit inside a directory that replaced a file, which is put back next.
+  const added = [...after.keys()].filter((path) => !before.has(path));
+  for (const path of added) rmSync(join(root, path), { force: true });
   const changed: string[] = [];
   for (const [path, data] of before) {
     const now = after.get(path);
@@ -58,10 +61,5 @@ export function restoreOwnedFiles(root: string, before: OwnedFiles): string[] {
     writeFileSync(target, data);
     changed.push(`${path}: ${now === undefined ? "removed" : "changed"}`);
   }
-  for (const path of after.keys()) {
-    if (before.has(path)) continue;
-    rmSync(join(root, path), { force: true });
-    changed.push(`${path}: added`);
-  }
-  return changed;
+  return [...changed, ...added.map((path) => `${path}: added`)];
 }

@@ -3,8 +3,10 @@ import { execFileSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
@@ -108,5 +110,135 @@ describe("tamper snapshot", { concurrency: true }, () => {
         ["in-progress", false],
       ],
     );
+  });
+
+  it("says which ref was created, deleted or moved, and puts a deleted branch back", async () => {
+    const root = repo();
+    git(root, "branch", "old");
+    const base = git(root, "rev-parse", "HEAD");
+    let moved = "";
+    const changes = await changesAfter(root, () => {
+      git(root, "branch", "-D", "-q", "old");
+      git(root, "commit", "-q", "--allow-empty", "-m", "agent commit");
+      moved = git(root, "rev-parse", "HEAD");
+      git(root, "tag", "v9");
+    });
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.what, c.restored]),
+      [
+        ["ref", `refs/heads/main moved from ${base.slice(0, 12)} to ${moved.slice(0, 12)}`, true],
+        ["ref", `refs/heads/old deleted (was ${base.slice(0, 12)})`, true],
+        ["ref", `refs/tags/v9 created at ${moved.slice(0, 12)}`, false],
+      ],
+    );
+    assert.equal(git(root, "rev-parse", "refs/heads/old"), base);
+    assert.equal(git(root, "rev-parse", "refs/heads/main"), base);
+  });
+
+  it("a branch that moved again after the session is reported, not forced back", async () => {
+    const root = repo();
+    const dirs = { gitDir: join(root, ".git"), commonDir: join(root, ".git") };
+    const before = await snapshotGit(root, dirs.gitDir, dirs.commonDir);
+    git(root, "commit", "-q", "--allow-empty", "-m", "agent commit");
+    const after = await snapshotGit(root, dirs.gitDir, dirs.commonDir);
+    git(root, "commit", "-q", "--allow-empty", "-m", "the user's own commit since");
+    const users = git(root, "rev-parse", "HEAD");
+    const changes = await compareAndRestore(root, dirs, before, after);
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.restored]),
+      [["ref", false]],
+    );
+    assert.equal(git(root, "rev-parse", "HEAD"), users);
+  });
+
+  it("clears an assume-unchanged flag, and reports a flag on an entry gone since as not cleared", async () => {
+    const root = repo();
+    writeFileSync(join(root, "b.js"), "b\n");
+    git(root, "add", "b.js");
+    git(root, "commit", "-q", "-m", "b");
+    const dirs = { gitDir: join(root, ".git"), commonDir: join(root, ".git") };
+    const before = await snapshotGit(root, dirs.gitDir, dirs.commonDir);
+    git(root, "update-index", "--assume-unchanged", "a.js");
+    git(root, "update-index", "--skip-worktree", "b.js");
+    const after = await snapshotGit(root, dirs.gitDir, dirs.commonDir);
+    git(root, "update-index", "--force-remove", "b.js");
+    const changes = await compareAndRestore(root, dirs, before, after);
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.what, c.restored]),
+      [
+        ["index-flag", "assume-unchanged set on a.js in the index", true],
+        ["index-flag", "skip-worktree set on b.js in the index", false],
+      ],
+    );
+    assert.match(git(root, "ls-files", "-v", "a.js"), /^H a\.js$/);
+  });
+
+  it("a flag the user had before the session is theirs and stays", async () => {
+    const root = repo();
+    git(root, "update-index", "--skip-worktree", "a.js");
+    assert.deepEqual(await changesAfter(root, () => writeFileSync(join(root, "a.js"), "2\n")), []);
+    assert.match(git(root, "ls-files", "-v", "a.js"), /^S a\.js$/);
+  });
+
+  it("writes a removed hook back with its mode, and says what HEAD and the operation were", async () => {
+    const root = repo();
+    writeFileSync(join(root, ".git/hooks/pre-push"), "#!/bin/sh\nexit 1\n", { mode: 0o750 });
+    chmodSync(join(root, ".git/hooks/pre-push"), 0o750);
+    const changes = await changesAfter(root, () => {
+      rmSync(join(root, ".git/hooks/pre-push"));
+      writeFileSync(join(root, ".git/HEAD"), "ref: refs/heads/other\n");
+      mkdirSync(join(root, ".git/rebase-merge"));
+    });
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.what, c.restored]),
+      [
+        ["git-file", ".git/hooks/pre-push removed", true],
+        ["head", 'HEAD changed from "ref: refs/heads/main" to "ref: refs/heads/other"', false],
+        ["in-progress", "git was left in the middle of an operation (.git/rebase-merge)", false],
+      ],
+    );
+    assert.equal(readFileSync(join(root, ".git/hooks/pre-push"), "utf8"), "#!/bin/sh\nexit 1\n");
+    assert.equal(statSync(join(root, ".git/hooks/pre-push")).mode & 0o777, 0o750);
+  });
+
+  it("an operation already in progress before the session is not the session's doing", async () => {
+    const root = repo();
+    writeFileSync(join(root, ".git/MERGE_HEAD"), `${git(root, "rev-parse", "HEAD")}\n`);
+    assert.deepEqual(await changesAfter(root, () => writeFileSync(join(root, "a.js"), "2\n")), []);
+  });
+
+  it("sees a hook turned into a directory, and a file added inside a hooks directory", async () => {
+    const root = repo();
+    mkdirSync(join(root, ".git/hooks/pre-commit.d"));
+    writeFileSync(join(root, ".git/hooks/pre-commit.d/one"), "#!/bin/sh\n");
+    const changes = await changesAfter(root, () => {
+      writeFileSync(join(root, ".git/hooks/pre-commit.d/two"), "#!/bin/sh\n");
+      mkdirSync(join(root, ".git/hooks/post-merge"));
+    });
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.what, c.restored]),
+      [
+        ["git-file", ".git/hooks/post-merge added", false],
+        ["git-file", ".git/hooks/pre-commit.d changed", false],
+      ],
+    );
+  });
+
+  it("config.worktree is watched in a linked worktree's own git directory", async () => {
+    const root = repo();
+    const linked = join(mkdtempSync(join(tmpdir(), "gantry-tamper-wt-")), "wt");
+    git(root, "worktree", "add", "-q", linked);
+    const gitDir = git(linked, "rev-parse", "--absolute-git-dir");
+    const dirs = { gitDir, commonDir: join(root, ".git") };
+    const before = await snapshotGit(linked, dirs.gitDir, dirs.commonDir);
+    writeFileSync(join(gitDir, "config.worktree"), "[core]\n\tfsmonitor = ./spy.sh\n");
+    const after = await snapshotGit(linked, dirs.gitDir, dirs.commonDir);
+    const changes = await compareAndRestore(linked, dirs, before, after);
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.what, c.restored]),
+      [["git-file", ".git/config.worktree added", true]],
+    );
+    assert.ok(!existsSync(join(gitDir, "config.worktree")));
+    assert.ok(!existsSync(join(root, ".git/config.worktree")));
   });
 });
