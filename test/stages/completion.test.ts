@@ -133,8 +133,14 @@ describe("completion", { concurrency: true }, () => {
   it("refuses when a mandatory gate has no verdict, a failing latest verdict, or only another story's pass", async () => {
     const { ctx, root, book, base } = await setup();
     write(root, "src/b.js", "export const b = 2;\n");
-    await verdict(ctx, book, "verify", "pass");
     let result = await completionStage.execute(ctx);
+    assert.match(
+      (result as { reason: string }).reason,
+      /^not every mandatory gate passed on this tree: verify: no verdict for this tree; review: no verdict for this tree$/,
+      "every unmet gate is named",
+    );
+    await verdict(ctx, book, "verify", "pass");
+    result = await completionStage.execute(ctx);
     assert.equal(result.action, "fail");
     assert.match((result as { reason: string }).reason, /review: no verdict for this tree/);
     await verdict(ctx, book, "review", "pass", "US-2");
@@ -180,7 +186,10 @@ describe("completion", { concurrency: true }, () => {
     await verdict(ctx, book, "review", "pass");
     const result = await completionStage.execute(ctx);
     assert.equal(result.action, "fail");
-    assert.match((result as { reason: string }).reason, /ignored source files .*src\/impl\.local\.js/);
+    assert.equal(
+      (result as { reason: string }).reason,
+      "the story's sessions created ignored source files that its commit would not carry: src/impl.local.js; moved to .gantry/runs/r1/set-aside",
+    );
     assert.ok(!existsSync(join(root, "src/impl.local.js")));
     assert.equal(
       readFileSync(join(ctx.run.runDir, "set-aside/src/impl.local.js"), "utf8"),
@@ -293,6 +302,36 @@ describe("completion: what the story record and the run state keep", { concurren
       assert.ok(!existsSync(join(root, name)), `${name} left in the worktree`);
       assert.ok(existsSync(join(ctx.run.runDir, "set-aside", name)), `${name} not set aside`);
     }
+    // Ten are all named, without a count.
+    for (const name of names.slice(0, 10)) write(root, name.replace("part", "again"), "export {};\n");
+    const again = ((await completionStage.execute(ctx)) as { reason: string }).reason;
+    assert.ok(
+      again.endsWith(
+        `: ${names
+          .slice(0, 10)
+          .map((n) => n.replace("part", "again"))
+          .join(", ")}; moved to .gantry/runs/r1/set-aside`,
+      ),
+      again,
+    );
+  });
+});
+
+describe("the completion stage", () => {
+  it("always runs, under its own name (the name stage events and retry targets use)", async () => {
+    assert.equal(completionStage.name, "completion");
+    assert.equal(completionStage.enabled({} as StoryContext), true);
+  });
+
+  it("without a record of the ignored files at the session's start, commits without looking for new ones", async () => {
+    const { ctx, root, book } = await setup();
+    ctx.ignoredAtStart = undefined;
+    write(root, "src/b.js", "export const b = 2;\n");
+    write(root, "src/impl.local.js", "export const b = 2;\n");
+    await verdict(ctx, book, "verify", "pass");
+    await verdict(ctx, book, "review", "pass");
+    assert.deepEqual(await completionStage.execute(ctx), { action: "continue" });
+    assert.equal(git(root, "show", "HEAD:src/b.js"), "export const b = 2;");
   });
 });
 
