@@ -91,10 +91,10 @@ async function escapes(scope: TreeScope, base: string, tree: string): Promise<st
   const links: { path: string; blob: string }[] = [];
   const gitlinks: string[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
-    const [, newMode, , newSha, status] = (parts[i] ?? "").split(" ");
+    // A deleted entry's new mode is 000000: only added and changed entries are looked at.
+    const [, newMode, , newSha = ""] = (parts[i] ?? "").split(" ");
     const path = parts[i + 1] ?? "";
-    if (status === "D") continue;
-    if (newMode === "120000" && newSha) links.push({ path, blob: newSha });
+    if (newMode === "120000") links.push({ path, blob: newSha });
     if (newMode === "160000") gitlinks.push(path);
   }
   const problems: string[] = [];

@@ -58,6 +58,7 @@ const refusal = async (root: string): Promise<string> => {
     await judgeOf(root);
   } catch (error) {
     assert.ok(error instanceof JudgeRefusal, String(error));
+    assert.equal(error.name, "JudgeRefusal");
     return error.message;
   }
   assert.fail("the judge judged a tree whose content a commit would not carry");
@@ -133,5 +134,56 @@ describe("the judge refuses a tree a commit would not carry (real repositories)"
       await refusal(root),
       "the working tree cannot be judged: vendor/other is a nested git repository that is not a registered submodule",
     );
+  });
+});
+
+describe("the judged tree (real repositories)", { concurrency: true }, () => {
+  it("leaves .gantry/ out, even when HEAD holds it, and keeps a tracked file that is now ignored", async () => {
+    const root = init(mkdtempSync(join(tmpdir(), "gantry-judge-")));
+    write(root, ".gantry/config.json", "{}\n");
+    write(root, "build/keep.txt", "tracked on purpose\n");
+    git(root, "add", "-A");
+    git(root, "commit", "-q", "-m", "config and a tracked build file");
+    write(root, ".gitignore", "build/\n");
+    write(root, ".gantry/features/f/prd.json", "{}\n");
+    write(root, "build/new.txt", "ignored\n");
+    const judged = await judgeOf(root);
+    assert.deepEqual(git(root, "ls-tree", "-r", "--name-only", judged.tree).split("\n"), [
+      ".gitignore",
+      "build/keep.txt",
+      "src/a.js",
+    ]);
+  });
+
+  it("follows HEAD when it moves between two judges", async () => {
+    const root = init(mkdtempSync(join(tmpdir(), "gantry-judge-")));
+    const repo = await openRepo(root);
+    opened.push(repo);
+    write(root, "src/b.js", "b\n");
+    const first = await repo.judge();
+    git(root, "add", "-A");
+    git(root, "commit", "-q", "-m", "b");
+    rmSync(join(root, "src/a.js"));
+    git(root, "rm", "-q", "--cached", "src/a.js");
+    write(root, "src/c.js", "c\n");
+    git(root, "add", "src/c.js");
+    git(root, "commit", "-q", "-m", "a out, c in");
+    const second = await repo.judge();
+    assert.equal(second.sha, git(root, "rev-parse", "HEAD"));
+    assert.notEqual(second.sha, first.sha);
+    assert.equal(second.tree, git(root, "rev-parse", "HEAD^{tree}"));
+  });
+
+  it("in a project in a subdirectory, judges the whole repository but that project's .gantry/", async () => {
+    const top = init(mkdtempSync(join(tmpdir(), "gantry-judge-")));
+    write(top, "packages/x/.gantry/config.json", "{}\n");
+    write(top, "packages/x/index.js", "x\n");
+    write(top, ".gantry/other.json", "{}\n");
+    const judged = await judgeOf(join(top, "packages/x"));
+    assert.deepEqual(git(top, "ls-tree", "-r", "--name-only", judged.tree).split("\n"), [
+      ".gantry/other.json",
+      "packages/x/index.js",
+      "src/a.js",
+    ]);
   });
 });
