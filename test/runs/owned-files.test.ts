@@ -136,4 +136,14 @@ describe("gantry-owned files", () => {
       ["spec\n", "edited\n", "edited\n"],
     );
   });
+
+  it("in a project without .gantry/, files an agent puts there are removed", () => {
+    const root = mkdtempSync(join(tmpdir(), "gantry-owned-"));
+    const before = snapshotOwnedFiles(root);
+    assert.equal(before.size, 0);
+    mkdirSync(join(root, ".gantry/features/f"), { recursive: true });
+    writeFileSync(join(root, ".gantry/features/f/prd.json"), '{"userStories":[]}\n');
+    assert.deepEqual(restoreOwnedFiles(root, before), [".gantry/features/f/prd.json: added"]);
+    assert.ok(!existsSync(join(root, ".gantry/features/f/prd.json")));
+  });
 });
