@@ -230,17 +230,15 @@ describe("completion: what the story record and the run state keep", { concurren
     write(root, "src/b.js", "export const b = 2;\n");
     const judged = await verdict(ctx, book, "verify", "pass");
     await verdict(ctx, book, "review", "pass");
-    // The run state names the commit object before the branch moves: a crash in between can resume.
+    // The run state names the story, subject and tree before the commit: a crash in between can resume.
     const inFlight: unknown[] = [];
     const realCommit = ctx.run.git.commitJudged;
     ctx.run.git = Object.create(ctx.run.git, {
       commitJudged: {
-        value: (j: typeof judged, subject: string, onCommitObject?: (commit: string) => void) =>
-          realCommit(j, subject, (commit) => {
-            inFlight.push({ ...ctx.run.state.data.committing });
-            onCommitObject?.(commit);
-            inFlight.push({ ...ctx.run.state.data.committing });
-          }),
+        value: (j: typeof judged, subject: string) => {
+          inFlight.push({ ...ctx.run.state.data.committing });
+          return realCommit(j, subject);
+        },
       },
     });
     assert.deepEqual(await completionStage.execute(ctx), { action: "continue" });
@@ -249,12 +247,7 @@ describe("completion: what the story record and the run state keep", { concurren
     assert.equal(committed.attempts, 3);
     assert.equal(committed.costUsd, 0.123456);
     assert.equal(committed.failureReason, undefined, "the earlier failure reason is gone");
-    const head = git(root, "rev-parse", "HEAD");
-    const subject = "gantry(US-1): US-1";
-    assert.deepEqual(inFlight, [
-      { storyId: "US-1", subject, tree: judged.tree },
-      { storyId: "US-1", subject, tree: judged.tree, commit: head },
-    ]);
+    assert.deepEqual(inFlight, [{ storyId: "US-1", subject: "gantry(US-1): US-1", tree: judged.tree }]);
     assert.equal(ctx.run.state.data.committing, undefined);
   });
 
@@ -267,11 +260,11 @@ describe("completion: what the story record and the run state keep", { concurren
     const realCommit = ctx.run.git.commitJudged;
     ctx.run.git = Object.create(ctx.run.git, {
       commitJudged: {
-        value: (j: typeof judged, subject: string, onCommitObject?: (commit: string) => void) => {
+        value: (j: typeof judged, subject: string) => {
           // Someone else commits on the branch between the judge and gantry's commit.
           other = git(root, "commit-tree", git(root, "rev-parse", "HEAD^{tree}"), "-p", j.sha, "-m", "other");
           git(root, "update-ref", "HEAD", other);
-          return realCommit(j, subject, onCommitObject);
+          return realCommit(j, subject);
         },
       },
     });
