@@ -53,7 +53,9 @@ describe("config loading", () => {
   it("rejects a gate name outside the closed set, naming its place (a typo would fail every story)", () => {
     assert.throws(
       () => parseConfig("c.json", { gates: { mandatory: ["verify", "verfy"] } }),
-      (e: unknown) => e instanceof InputError && /c\.json: gates\.mandatory\[1\]: Invalid option: expected one of "verify"/.test(e.message),
+      (e: unknown) =>
+        e instanceof InputError &&
+        /c\.json: gates\.mandatory\[1\]: Invalid option: expected one of "verify"/.test(e.message),
     );
   });
 
