@@ -190,12 +190,13 @@ describe("run:error", () => {
     config.hooks = {
       "on-error": `node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>require("fs").appendFileSync(${JSON.stringify(hookLog)}, s+"\\n"))'`,
     };
-    // The agent breaks the repository under gantry: every git command after its session fails. The sandbox
-    // would keep it out of .git, so this run has the checks alone.
+    // The agent breaks the repository under gantry by deleting its objects (a corrupted HEAD would be a tamper,
+    // which pauses the run instead): git fails from then on. The sandbox would keep it out of .git, so this run
+    // has the checks alone.
     config.agent = { ...(config.agent as object), sandbox: "off" };
     const root = makeProject({
       stories: [story("US-1")],
-      plan: { "US-1": [{ write: { ".git/HEAD": "not a ref\n" } }] },
+      plan: { "US-1": [{ write: { "src/a.js": "export const a = 1;\n" }, sh: "rm -rf .git/objects/??" }] },
       config,
     });
     const result = await gantry(root, ["run", "--feature", "f"]);
