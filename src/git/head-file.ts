@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-
-const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+import { OBJECT_ID, packedRefs } from "./ref-files.js";
 
 /**
  * HEAD's commit read from the repository's files, the way git stores it in the common case: HEAD names
@@ -20,16 +19,7 @@ export function headFromFiles(gitDir: string): string | undefined {
     const common = commonDir(gitDir);
     const loose = readIfExists(join(common, ref))?.trim();
     if (loose !== undefined) return OBJECT_ID.test(loose) ? loose : undefined;
-    const packed = readIfExists(join(common, "packed-refs"));
-    if (packed === undefined) return undefined;
-    for (const line of packed.split("\n")) {
-      const space = line.indexOf(" ");
-      if (space > 0 && line.slice(space + 1).trimEnd() === ref) {
-        const id = line.slice(0, space);
-        return OBJECT_ID.test(id) ? id : undefined;
-      }
-    }
-    return undefined;
+    return packedRefs(common).get(ref);
   } catch {
     return undefined;
   }

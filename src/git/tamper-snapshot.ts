@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runGit } from "./exec.js";
+import { refsFromFiles } from "./ref-files.js";
 
 /** Files in the git directory whose content decides how git behaves: config, hooks, excludes, attributes. */
 const WATCHED_DIRS = ["hooks", "info"];
@@ -147,38 +148,6 @@ async function restoreRefs(cwd: string, before: GitSnapshot, after: GitSnapshot)
     changes.push({ kind: "ref", what, restored });
   }
   return changes;
-}
-
-/**
- * Every ref from the files git keeps them in (loose refs over packed-refs), without a git process;
- * undefined for a layout this does not read (reftable), which then asks git.
- */
-function refsFromFiles(commonDir: string): Map<string, string> | undefined {
-  if (existsSync(join(commonDir, "reftable"))) return undefined;
-  const map = new Map<string, string>();
-  const packed = read(join(commonDir, "packed-refs"));
-  if (packed?.kind === "file") {
-    for (const line of packed.data.toString("utf8").split("\n")) {
-      const match = /^([0-9a-f]{40,64}) (refs\/\S+)$/.exec(line);
-      if (match?.[1] && match[2]) map.set(match[2], match[1]);
-    }
-  }
-  const pending = ["refs"];
-  let seen = 0;
-  while (pending.length > 0) {
-    const dir = pending.pop() as string;
-    for (const name of list(join(commonDir, dir))) {
-      if (++seen > 100_000) return undefined;
-      const rel = `${dir}/${name}`;
-      const entry = read(join(commonDir, rel));
-      if (entry?.kind === "other" && entry.description.startsWith("directory")) pending.push(rel);
-      else if (entry?.kind === "file") {
-        const id = entry.data.toString("utf8").trim();
-        if (/^[0-9a-f]{40,64}$/.test(id)) map.set(rel, id);
-      }
-    }
-  }
-  return map;
 }
 
 function fileKey(path: string): string {

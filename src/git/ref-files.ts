@@ -1,0 +1,55 @@
+import { type Dirent, existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+/** No ref walk reads more entries than this; past it the caller asks git. */
+const MAX_REF_ENTRIES = 100_000;
+
+/** packed-refs as a map of ref name → id; empty when there is no such file. */
+export function packedRefs(commonDir: string): Map<string, string> {
+  const map = new Map<string, string>();
+  let text: string;
+  try {
+    text = readFileSync(join(commonDir, "packed-refs"), "utf8");
+  } catch {
+    return map;
+  }
+  for (const line of text.split("\n")) {
+    const space = line.indexOf(" ");
+    const id = line.slice(0, space);
+    if (space > 0 && OBJECT_ID.test(id)) map.set(line.slice(space + 1).trimEnd(), id);
+  }
+  return map;
+}
+
+/**
+ * Every ref from the files git keeps them in (loose refs over packed-refs), without a git process, which
+ * costs milliseconds where a file costs microseconds; undefined for a layout this does not read
+ * (reftable) or a refs folder too large to walk, where the caller asks git.
+ */
+export function refsFromFiles(commonDir: string): Map<string, string> | undefined {
+  if (existsSync(join(commonDir, "reftable"))) return undefined;
+  const map = packedRefs(commonDir);
+  const pending = ["refs"];
+  let seen = 0;
+  while (pending.length > 0) {
+    const dir = pending.pop() as string;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(join(commonDir, dir), { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    seen += entries.length;
+    if (seen > MAX_REF_ENTRIES) return undefined;
+    for (const entry of entries) {
+      const rel = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) pending.push(rel);
+      else if (entry.isFile()) {
+        const id = readFileSync(join(commonDir, rel), "utf8").trim();
+        if (OBJECT_ID.test(id)) map.set(rel, id);
+      }
+    }
+  }
+  return map;
+}
