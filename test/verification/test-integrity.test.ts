@@ -1,18 +1,8 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import {
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createEventBus } from "../../src/bus/event-bus.js";
 import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
@@ -25,6 +15,7 @@ import { verifyStage } from "../../src/stages/verify.js";
 import { wireLedger } from "../../src/subscribers/ledger.js";
 import { runTestIntegrity } from "../../src/verification/strategies/test-integrity.js";
 import { runTestStrength } from "../../src/verification/strategies/test-strength.js";
+import { git, write } from "../support/fixture-repo.js";
 
 // Under node's test runner NODE_TEST_CONTEXT is set; a `node --test` started by the gate would report here.
 delete process.env.NODE_TEST_CONTEXT;
@@ -33,20 +24,6 @@ const work = realpathSync(mkdtempSync(join(tmpdir(), "gantry-integrity-test-")))
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const SCOPED = "node --test --test-reporter=spec {{files}}";
-
-function git(cwd: string, ...args: string[]): string {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("GIT_")));
-  return execFileSync("git", args, {
-    cwd,
-    env: { ...env, GIT_CONFIG_NOSYSTEM: "1" },
-    encoding: "utf8",
-  }).trim();
-}
-
-function write(root: string, path: string, text: string): void {
-  mkdirSync(dirname(join(root, path)), { recursive: true });
-  writeFileSync(join(root, path), text);
-}
 
 const MATH = "export const add = (a, b) => a + b;\nexport const sub = (a, b) => a - b;\n";
 const TESTS = (...cases: string[]) =>

@@ -1,18 +1,8 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import {
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createEventBus } from "../../../src/bus/event-bus.js";
 import { type ConfigInput, ConfigSchema } from "../../../src/config/schema.js";
@@ -25,6 +15,7 @@ import type { RunContext, StoryContext } from "../../../src/stages/context.js";
 import { verifyStage } from "../../../src/stages/verify.js";
 import { wireLedger } from "../../../src/subscribers/ledger.js";
 import { runTestStrength } from "../../../src/verification/strategies/test-strength.js";
+import { git, write } from "../../support/fixture-repo.js";
 
 // This file runs under node's test runner, which sets NODE_TEST_CONTEXT for its children; a `node --test`
 // started by the gate would inherit it and report to this runner instead of running its files.
@@ -34,21 +25,6 @@ const work = realpathSync(mkdtempSync(join(tmpdir(), "gantry-strength-test-")));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const SCOPED = "node --test --test-reporter=spec {{files}}";
-
-/** git for the fixture, isolated from whatever repository or hook the tests run under. */
-function git(cwd: string, ...args: string[]): string {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("GIT_")));
-  return execFileSync("git", args, {
-    cwd,
-    env: { ...env, GIT_CONFIG_NOSYSTEM: "1" },
-    encoding: "utf8",
-  }).trim();
-}
-
-function write(root: string, path: string, text: string): void {
-  mkdirSync(dirname(join(root, path)), { recursive: true });
-  writeFileSync(join(root, path), text);
-}
 
 const BASE_MATH = "export function add(a, b) {\n  return a + b;\n}\n";
 const STORY_MATH = `${BASE_MATH}\nexport function square(x) {\n  return x * x;\n}\n`;

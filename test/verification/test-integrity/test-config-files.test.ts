@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openRepo } from "../../../src/git/repo.js";
 import { qualityCommandsChange } from "../../../src/verification/strategies/test-integrity/gantry-commands.js";
@@ -11,23 +10,10 @@ import {
   testScripts,
 } from "../../../src/verification/strategies/test-integrity/test-config-files.js";
 import { treeChanges } from "../../../src/verification/strategies/test-integrity/tree-diff.js";
+import { git, write } from "../../support/fixture-repo.js";
 
 const work = realpathSync(mkdtempSync(join(tmpdir(), "gantry-integrity-config-")));
 after(() => rmSync(work, { recursive: true, force: true }));
-
-function git(cwd: string, ...args: string[]): string {
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("GIT_")));
-  return execFileSync("git", args, {
-    cwd,
-    env: { ...env, GIT_CONFIG_NOSYSTEM: "1" },
-    encoding: "utf8",
-  }).trim();
-}
-
-function write(root: string, path: string, text: string): void {
-  mkdirSync(dirname(join(root, path)), { recursive: true });
-  writeFileSync(join(root, path), text);
-}
 
 let repos = 0;
 /** A committed repository holding `files`; returns its root and base commit. */

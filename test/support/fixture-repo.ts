@@ -1,0 +1,19 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+
+/** git for a test's fixture repository, isolated from whatever repository or hook the tests run under. */
+export function git(cwd: string, ...args: string[]): string {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("GIT_")));
+  return execFileSync("git", args, {
+    cwd,
+    env: { ...env, GIT_CONFIG_NOSYSTEM: "1" },
+    encoding: "utf8",
+  }).trim();
+}
+
+/** Writes a file of the fixture, creating its folders. */
+export function write(root: string, path: string, text: string): void {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), text);
+}
