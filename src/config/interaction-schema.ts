@@ -21,6 +21,9 @@ export const TRIGGERS = {
   // An agent session changed what judges its work: approve = the story fails as gantry decided (the
   // changes were put back), retry = one more pass, abort = stop the run here.
   tamper: { actions: ["approve", "retry", "abort"], fallback: "approve" },
+  // The story changed its tests in a way the gate flags: approve = a person allows exactly these findings,
+  // retry = leave them to rectify (what gantry does unasked), skip, abort. Approve is never a fallback.
+  "test-integrity": { actions: ["approve", "retry", "skip", "abort"], fallback: "retry" },
   // Spending more always takes an answer: `approve` (offered only with raiseUsd) is never a fallback.
   "cost-exceeded": { actions: ["abort", "approve"], fallback: "abort" },
 } as const satisfies Record<string, { actions: readonly InteractionAction[]; fallback: InteractionAction }>;
@@ -51,6 +54,7 @@ export const InteractionSchema = z
         "review-gate": trigger(["approve", "skip", "abort"]).optional(),
         "cost-warning": trigger(["approve"]).optional(),
         tamper: trigger(["approve", "retry", "abort"]).optional(),
+        "test-integrity": trigger(["retry", "skip", "abort"]).optional(),
         "cost-exceeded": trigger(["abort"])
           .extend({
             raiseUsd: z

@@ -2,6 +2,7 @@ import type { EventBus } from "../bus/event-bus.js";
 import { type Config, type InteractionAction, TRIGGERS, type TriggerName } from "../config/schema.js";
 import type { RunControl } from "../model/run-control.js";
 import type { Story } from "../prd/story.js";
+import { findingKey } from "../verification/strategies/test-integrity/allowance.js";
 
 /** The share of `execution.costLimitUsd` at which `cost-warning` speaks, once a run. */
 export const COST_WARNING_SHARE = 0.8;
@@ -91,6 +92,27 @@ export function wireTriggers(bus: EventBus, deps: TriggerDeps): () => void {
         await decideForStory("tamper", storyId, `${storyId}: the ${role} session changed ${said}`);
       }),
     ),
+    ...on("test-integrity", () => {
+      // Asked once per set of findings: rectify's next verify finding the same ones asks nothing new.
+      const asked = new Set<string>();
+      return bus.on(
+        "test-integrity:result",
+        "interaction test-integrity",
+        async ({ storyId, verdict, findings }) => {
+          const key = `${storyId}\n${findings.map(findingKey).sort().join("\n")}`;
+          if (verdict !== "fail" || asked.has(key)) return;
+          asked.add(key);
+          const said = findings.map((f) => `${f.file}${f.line ? `:${f.line}` : ""} ${f.kind}`).join("; ");
+          const summary = `${storyId} changed its tests: ${said}. approve allows exactly these; retry leaves them to rectify`;
+          const action = await deps.ask("test-integrity", {
+            storyId,
+            summary,
+            options: [...TRIGGERS["test-integrity"].actions],
+          });
+          if (action !== undefined) control.decide(storyId, "test-integrity", action);
+        },
+      );
+    }),
     ...on("review-gate", () => {
       const asked = new Set<string>();
       return bus.on(

@@ -1,6 +1,8 @@
 import type { InteractionAction } from "../config/schema.js";
-import type { RunContext } from "../stages/context.js";
+import type { TestIntegrityFinding } from "../model/events.js";
+import type { RunContext, StoryContext } from "../stages/context.js";
 import type { Stage } from "../stages/stage.js";
+import { findingKey } from "../verification/strategies/test-integrity/allowance.js";
 
 /**
  * Where the story executor reads interaction answers (docs/interaction.md). Triggers are subscribers:
@@ -59,12 +61,32 @@ export function withInteraction(stages: readonly Stage[], run: RunContext): read
     ...stage,
     async execute(ctx) {
       if (run.requests.pauseReason) return { action: "pause", reason: run.requests.pauseReason };
-      const result = await stage.execute(ctx);
+      let result = await stage.execute(ctx);
       await run.bus.flush();
       if (takeDecision(run, ctx.story.id, "review-gate") === "skip") {
         return { action: "skip", reason: "interaction review-gate answered skip" };
       }
+      const integrity = takeDecision(run, ctx.story.id, "test-integrity");
+      if (integrity === "skip") return { action: "skip", reason: "interaction test-integrity answered skip" };
+      if (integrity === "approve" && allowLastIntegrityFindings(run, ctx)) {
+        // Judged again with exactly those findings allowed, so the verdict in the ledger says who allowed what.
+        ctx.failureHistory.pop();
+        result = await stage.execute(ctx);
+        await run.bus.flush();
+      }
       return result;
     },
   }));
+}
+
+/** Adds the findings of the story's latest `test-integrity: fail` to what a person allowed; false if none. */
+function allowLastIntegrityFindings(run: RunContext, ctx: StoryContext): boolean {
+  const last = run.verdicts.entries.findLast(
+    (e) => e.storyId === ctx.story.id && e.gate === "test-integrity",
+  );
+  const findings = (last?.detail as { findings?: TestIntegrityFinding[] } | undefined)?.findings ?? [];
+  if (last?.verdict !== "fail" || findings.length === 0) return false;
+  ctx.integrityAllowed ??= new Set();
+  for (const finding of findings) ctx.integrityAllowed.add(findingKey(finding));
+  return true;
 }

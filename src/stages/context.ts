@@ -82,6 +82,8 @@ export interface StoryContext {
   failureHistory: number[];
   /** Untracked ignored paths before the story's first agent session: what its sessions add is compared to it. */
   ignoredAtStart?: Set<string>;
+  /** test-integrity findings a person allowed (`findingKey`s), for the rest of the story. */
+  integrityAllowed?: Set<string>;
   /** Retries this pass may still take before MAX_STAGE_RETRIES ends it; kept by the runner. */
   retriesLeft?: number;
   rectifyAttempts: number;

@@ -31,6 +31,7 @@ export const verifyStage: Stage = {
       const integrity = await runTestIntegrity(ctx, {
         acceptanceCriteria: ctx.story.acceptanceCriteria,
         ...(judged ? { judged: { sha: judged.sha, tree: judged.tree } } : {}),
+        ...(ctx.integrityAllowed ? { allowedByAnswer: ctx.integrityAllowed } : {}),
       });
       if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
       if (integrity.verdict === "fail" && ctx.run.mandatoryGates.includes("test-integrity")) {

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { RESPONDER } from "../interaction/helpers.js";
 import { baseConfig, gantry, git, lastRun, makeProject, passingTest, prdStories, story } from "./harness.js";
 
 /**
@@ -11,7 +13,11 @@ import { baseConfig, gantry, git, lastRun, makeProject, passingTest, prdStories,
  * rectify would. Every prompt it gets is logged outside the repository, so the evidence it was handed
  * can be read back.
  */
-function hostileProject(actions: string, criteria?: string[]): { root: string; prompts: () => string[] } {
+function hostileProject(
+  actions: string,
+  criteria?: string[],
+  interaction?: Record<string, unknown>,
+): { root: string; prompts: () => string[] } {
   const dir = mkdtempSync(join(tmpdir(), "gantry-hostile-"));
   const agent = join(dir, "agent.mjs");
   const log = join(dir, "prompts.jsonl");
@@ -35,6 +41,7 @@ function hostileProject(actions: string, criteria?: string[]): { root: string; p
   quality.commands.testScoped = "node --test --test-reporter=spec {{files}}";
   config.execution = { ...(config.execution as object), rectify: { enabled: true, maxAttempts: 1 } };
   config.routing = { tiers: ["fast"] };
+  if (interaction) config.interaction = interaction;
   const root = makeProject({
     stories: [story("US-1", criteria ? { acceptanceCriteria: criteria } : {})],
     plan: {},
@@ -128,6 +135,51 @@ describe("test-integrity gate, end to end with hostile agents", { concurrency: 2
       file: "test/base.test.js",
       evidence: /test file test\/base\.test\.js was deleted/,
     });
+  });
+
+  it("a deleted test file a person allows over the file channel: judged again, passed, and the ledger says so", async () => {
+    const project = hostileProject('rmSync("test/base.test.js", { force: true });', undefined, {
+      channel: "file",
+      file: { pollMs: 50 },
+      triggers: { "test-integrity": { timeoutSeconds: 60 } },
+    });
+    const { root } = project;
+    const responder = spawn(
+      process.execPath,
+      ["-e", RESPONDER, join(root, ".gantry", "runs"), "e2e", "20", "approve"],
+      { stdio: "ignore" },
+    );
+    try {
+      const result = await gantry(root, ["run", "--feature", "f"], { timeoutMs: LOADED_MACHINE_MS });
+      assert.equal(result.code, 0, result.stderr + result.stdout);
+    } finally {
+      responder.kill();
+    }
+    assert.equal(prdStories(root)["US-1"]?.status, "passed");
+    assert.equal(git(root, "ls-tree", "HEAD", "test/base.test.js").trim(), "", "the deletion was committed");
+    const { events, ledger } = lastRun(root);
+    const asked = events.filter((e) => e.type === "interaction:request");
+    assert.deepEqual(
+      asked.map((e) => [e.trigger, e.options, e.fallback]),
+      [["test-integrity", ["approve", "retry", "skip", "abort"], "retry"]],
+    );
+    assert.match(String(asked[0]?.summary), /test\/base\.test\.js test-deleted/);
+    const integrity = ledger.filter((e) => e.gate === "test-integrity");
+    assert.deepEqual(
+      integrity.map((e) => e.verdict),
+      ["fail", "pass"],
+    );
+    const allowed = ((integrity[1]?.detail ?? {}) as { allowed?: Record<string, unknown>[] }).allowed ?? [];
+    assert.deepEqual(
+      allowed.map((a) => [a.kind, a.file, a.allowedBy]),
+      [["test-deleted", "test/base.test.js", "interaction answer: test-integrity approve"]],
+    );
+    assert.equal(integrity[1]?.tree, integrity[0]?.tree, "the same tree, judged again");
+    assert.equal(
+      project.prompts().filter((p) => p.startsWith("rectify: ")).length,
+      0,
+      "no rectify was spent",
+    );
   });
 
   it("a new test.skip", async () => {

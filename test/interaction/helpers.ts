@@ -26,11 +26,12 @@ export const never = new AbortController().signal;
 /**
  * The script of a second process, `node -e RESPONDER <dir> <who> <delayMs>`: watches `dir` (an interaction
  * directory, or a runs directory whose `<runId>/interaction` it looks into) for `<id>.request.json`, and
- * answers each request once, `retry` when offered, else the first option, written atomically.
+ * answers each request once, `retry` when offered, else the first option (or always `action`, when given as a
+ * fourth argument), written atomically.
  */
 export const RESPONDER = `
 const fs = require("node:fs"), path = require("node:path");
-const [dir, who, delayMs] = process.argv.slice(1);
+const [dir, who, delayMs, fixed] = process.argv.slice(1);
 const answered = new Set();
 setTimeout(() => process.exit(0), 60000);
 setInterval(() => {
@@ -44,7 +45,7 @@ setInterval(() => {
       if (answered.has(id)) continue;
       answered.add(id);
       const req = JSON.parse(fs.readFileSync(path.join(at, name), "utf8"));
-      const action = req.options.includes("retry") ? "retry" : req.options[0];
+      const action = fixed ?? (req.options.includes("retry") ? "retry" : req.options[0]);
       setTimeout(() => {
         const tmp = path.join(at, "." + id + ".tmp");
         fs.writeFileSync(tmp, JSON.stringify({ action, respondedBy: who }));

@@ -212,6 +212,54 @@ describe("interaction triggers on a real bus", () => {
     );
   });
 
+  it("test-integrity asks once per set of findings, never on a pass; its fallback is retry and never approve", async () => {
+    const { bus, requests, decisions } = wired(triggers({ "test-integrity": {} }));
+    const deleted = { kind: "test-deleted" as const, file: "test/a.test.js", evidence: "deleted" };
+    const skipped = {
+      kind: "marker-added" as const,
+      file: "test/b.test.js",
+      line: 3,
+      evidence: "new it.skip",
+    };
+    const verdict = (verdict: "pass" | "fail", findings: (typeof deleted | typeof skipped)[]) =>
+      bus.emit("test-integrity:result", {
+        storyId: "US-1",
+        verdict,
+        findings,
+        allowed: [],
+        judged: { sha: "a", tree: "b" },
+        attempt: 1,
+      });
+    verdict("pass", []);
+    verdict("fail", [deleted]);
+    verdict("fail", [deleted]);
+    verdict("fail", [skipped, deleted]);
+    await bus.flush();
+    assert.deepEqual(
+      requests.map((r) => [r.summary, r.options, r.fallback]),
+      [
+        [
+          "US-1 changed its tests: test/a.test.js test-deleted. approve allows exactly these; retry leaves them to rectify",
+          ["approve", "retry", "skip", "abort"],
+          "retry",
+        ],
+        [
+          "US-1 changed its tests: test/b.test.js:3 marker-added; test/a.test.js test-deleted. approve allows exactly these; retry leaves them to rectify",
+          ["approve", "retry", "skip", "abort"],
+          "retry",
+        ],
+      ],
+    );
+    assert.deepEqual(decisions, [
+      ["US-1", "test-integrity", "retry"],
+      ["US-1", "test-integrity", "retry"],
+    ]);
+    assert.throws(
+      () => ConfigSchema.parse(triggers({ "test-integrity": { fallback: "approve" } })),
+      /test-integrity/,
+    );
+  });
+
   it("cost-warning is a notice, once, from 80% of the limit; nothing is decided", async () => {
     const { bus, requests, responses, decisions } = wired(triggers({ "cost-warning": {} }));
     for (const costUsd of [10, 23.9, 24, 26, 29]) bus.emit("run:cost-check", { costUsd, limitUsd: 30 });

@@ -4,7 +4,7 @@ import type { Judged, Verdict } from "../../model/ledger.js";
 import { testEnvironment } from "../env.js";
 import { familyOf, isTestFile } from "../test-conventions.js";
 import type { StoryWork } from "../workspace.js";
-import { allowingCriterion } from "./test-integrity/allowance.js";
+import { allowingCriterion, findingKey } from "./test-integrity/allowance.js";
 import { qualityCommandsChange } from "./test-integrity/gantry-commands.js";
 import { addedMarkers, hasMarkerRules } from "./test-integrity/markers.js";
 import { testConfigChanges } from "./test-integrity/test-config-files.js";
@@ -12,6 +12,8 @@ import { countTests, type FileCount } from "./test-integrity/test-counts.js";
 import { changedLines, EMPTY_TREE, treeChanges } from "./test-integrity/tree-diff.js";
 
 export const TEST_INTEGRITY_GATE = "test-integrity";
+/** `allowedBy` of a finding a person allowed during the run (the events log has who answered). */
+export const ANSWERED = "interaction answer: test-integrity approve";
 
 export interface TestIntegrityResult {
   verdict: Verdict;
@@ -35,10 +37,12 @@ export async function runTestIntegrity(
     acceptanceCriteria: readonly string[];
     /** The tree the verify before it judged (one working-tree scan fewer); judged afresh without it. */
     judged?: Judged;
+    /** Findings a person allowed through the `test-integrity` interaction trigger (their `findingKey`s). */
+    allowedByAnswer?: ReadonlySet<string>;
   },
 ): Promise<TestIntegrityResult> {
   const judged: Judged = options.judged ?? (await ctx.run.git.judge());
-  const result = await judgeIntegrity(ctx, judged, options.acceptanceCriteria);
+  const result = await judgeIntegrity(ctx, judged, options.acceptanceCriteria, options.allowedByAnswer);
   ctx.run.bus.emit("test-integrity:result", {
     storyId: ctx.story.id,
     verdict: result.verdict,
@@ -55,6 +59,7 @@ export async function judgeIntegrity(
   ctx: StoryWork,
   judged: Judged,
   criteria: readonly string[],
+  allowedByAnswer: ReadonlySet<string> = new Set(),
 ): Promise<TestIntegrityResult> {
   const { run } = ctx;
   const { tree } = judged;
@@ -135,7 +140,9 @@ export async function judgeIntegrity(
   const findings: TestIntegrityFinding[] = [];
   const allowed: TestIntegrityResult["allowed"] = [];
   for (const finding of found) {
-    const allowedBy = allowingCriterion(finding, criteria);
+    const allowedBy =
+      allowingCriterion(finding, criteria) ??
+      (allowedByAnswer.has(findingKey(finding)) ? ANSWERED : undefined);
     if (allowedBy) allowed.push({ ...finding, allowedBy });
     else findings.push(finding);
   }

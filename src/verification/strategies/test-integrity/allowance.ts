@@ -28,3 +28,8 @@ export function allowingCriterion(
     (criterion) => words.test(criterion) && names.some((name) => criterion.includes(name)),
   );
 }
+
+/** What identifies one finding: a person's answer allows findings equal in all of these. */
+export function findingKey(finding: TestIntegrityFinding): string {
+  return JSON.stringify([finding.kind, finding.file, finding.line ?? 0, finding.evidence]);
+}
