@@ -18,7 +18,7 @@ interface MarkerRule {
 const JS = "node:test/vitest/jest/mocha";
 
 /** By source family (test-conventions' familyOf). The first group of each pattern names the marker. */
-const RULES: Record<string, MarkerRule[]> = {
+const RULES_BY_FAMILY: Record<string, MarkerRule[]> = {
   js: [
     // test.skip( it.only( describe.skip( test.todo( it.skipIf( test.fails( test.concurrent.skip(
     {
@@ -48,12 +48,29 @@ const RULES: Record<string, MarkerRule[]> = {
   ],
   go: [{ frameworks: "go test", pattern: /\.\s*(Skip|Skipf|SkipNow)\s*\(/ }],
   rs: [{ frameworks: "cargo test", pattern: /(#\s*\[\s*ignore)\b/ }],
+  // xit / fit / skip / pending in RSpec and minitest; `skip: true` / `:skip =>` metadata.
+  rb: [
+    {
+      frameworks: "rspec",
+      pattern: /^\s*(x(?:it|describe|context|specify|example)|f(?:it|describe|context))\b/,
+    },
+    { frameworks: "rspec/minitest", pattern: /^\s*(skip|pending)\b/ },
+    { frameworks: "rspec", pattern: /(:(?:skip|pending|focus)\s*=>|\b(?:skip|pending|focus):)/ },
+  ],
+  java: [{ frameworks: "JUnit", pattern: /^\s*(@(?:Disabled\w*|Ignore))\b/ }],
+  kt: [{ frameworks: "JUnit", pattern: /^\s*(@(?:Disabled\w*|Ignore))\b/ }],
+  php: [{ frameworks: "PHPUnit", pattern: /\b(mark(?:TestSkipped|TestIncomplete)\s*\()/ }],
+  cs: [{ frameworks: "NUnit/MSTest/xUnit", pattern: /(\[\s*Ignore\b|\bSkip\s*=)/ }],
+  swift: [{ frameworks: "XCTest", pattern: /\b(XCTSkip(?:If|Unless)?)\b/ }],
+  ex: [{ frameworks: "ExUnit", pattern: /^\s*(@(?:module)?tag\s*:skip|@(?:module)?tag\s+skip:)/ }],
 };
+
+/** Keyed by `familyOf`'s answer, undefined (no known family) included, so a lookup needs no guard. */
+const RULES = new Map<string | undefined, MarkerRule[]>(Object.entries(RULES_BY_FAMILY));
 
 /** Whether markers are looked for in this file's family at all. */
 export function hasMarkerRules(path: string): boolean {
-  const family = familyOf(path);
-  return family !== undefined && family in RULES;
+  return RULES.has(familyOf(path));
 }
 
 /**
@@ -61,8 +78,7 @@ export function hasMarkerRules(path: string): boolean {
  * re-indented (the same text, trimmed, among the removed lines) is not new and does not count.
  */
 export function addedMarkers(path: string, lines: FileLines): MarkerHit[] {
-  const rules = RULES[familyOf(path) ?? ""];
-  if (!rules) return [];
+  const rules = RULES.get(familyOf(path)) ?? [];
   const removed = new Map<string, number>();
   for (const { text } of lines.removed) removed.set(text.trim(), (removed.get(text.trim()) ?? 0) + 1);
   const hits: MarkerHit[] = [];
@@ -75,7 +91,7 @@ export function addedMarkers(path: string, lines: FileLines): MarkerHit[] {
     for (const rule of rules) {
       const match = rule.pattern.exec(text);
       if (!match) continue;
-      const name = (match[1] ?? match[0]).replace(/\s+/g, "");
+      const name = (match[1] as string).replace(/\s/g, "");
       hits.push({ line, marker: `${name} (${rule.frameworks})`, text: text.trim().slice(0, 200) });
       break;
     }
