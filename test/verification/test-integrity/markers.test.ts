@@ -272,8 +272,10 @@ describe("skip / todo / only markers on added lines", () => {
         "  it 'x', skip: true do",
         "  it 'y', :focus => true do",
         "  it 'skips nothing' do",
+        "  it 'z', :skip=>true do",
+        '    expect(size).to eq "fit"',
       ]),
-      ["1:xit", "2:fdescribe", "3:skip", "4:pending", "5:skip:", "6::focus=>"],
+      ["1:xit", "2:fdescribe", "3:skip", "4:pending", "5:skip:", "6::focus=>", "8::skip=>"],
     );
     assert.deepEqual(
       found("src/test/CartTest.java", [
@@ -301,16 +303,30 @@ describe("skip / todo / only markers on added lines", () => {
       ["1:markTestSkipped(", "2:markTestIncomplete("],
     );
     assert.deepEqual(
-      found("Tests/CartTests.cs", ['    [Ignore("later")]', '    [Fact(Skip = "flaky")]', "    [Fact]"]),
-      ["1:[Ignore", "2:Skip="],
+      found("Tests/CartTests.cs", [
+        '    [Ignore("later")]',
+        '    [Fact(Skip = "flaky")]',
+        "    [Fact]",
+        "    [ Ignore ]",
+        '    [Fact(Skip="x")]',
+      ]),
+      ["1:[Ignore", "2:Skip=", "4:[Ignore", "5:Skip="],
     );
     assert.deepEqual(
       found("Tests/CartTests.swift", ['        throw XCTSkip("later")', "        try XCTSkipIf(true)"]),
       ["1:XCTSkip", "2:XCTSkipIf"],
     );
     assert.deepEqual(
-      found("test/cart_test.exs", ["  @tag :skip", '  @moduletag skip: "later"', "  @tag :slow"]),
-      ["1:@tag:skip", "2:@moduletagskip:"],
+      found("test/cart_test.exs", [
+        "  @tag :skip",
+        '  @moduletag skip: "later"',
+        "  @tag :slow",
+        '  @tag skip: "x"',
+        "  @moduletag  skip: true",
+        "  @tag:skip",
+        '  x = "@tag :skip"',
+      ]),
+      ["1:@tag:skip", "2:@moduletagskip:", "4:@tagskip:", "5:@moduletagskip:", "6:@tag:skip"],
     );
   });
 });
