@@ -103,6 +103,7 @@ export const StorySchema = z
 
 export const PrdSchema = z
   .looseObject({
+    $schema: z.string().optional().describe("the JSON Schema editors check the file with; ignored by gantry"),
     feature: z
       .string()
       .min(1)
