@@ -25,6 +25,7 @@ export async function probeAgent(
   config: Config,
   cwd: string,
   env: NodeJS.ProcessEnv = process.env,
+  timeoutMs = VERSION_TIMEOUT_MS,
 ): Promise<AgentProbe> {
   if (adapter.name === "command") {
     const run = config.agent.command?.run;
@@ -57,7 +58,7 @@ export async function probeAgent(
     command,
     cwd,
     env,
-    timeoutMs: VERSION_TIMEOUT_MS,
+    timeoutMs,
     killGraceMs: 1000,
     tailBytes: 16 * 1024,
   });
@@ -66,7 +67,7 @@ export async function probeAgent(
   if (result.timedOut) {
     return {
       kind: "unconfirmed",
-      detail: `${shown} did not answer within ${VERSION_TIMEOUT_MS / 1000} s (killed); it may still work`,
+      detail: `${shown} did not answer within ${timeoutMs / 1000} s (killed); it may still work`,
     };
   }
   if (result.spawnError || result.exitCode !== 0) {
