@@ -34,7 +34,7 @@ function project(config: ConfigInput, files: Record<string, string> = {}) {
 
 const problems = (report: { problems: { message: string }[] }) => report.problems.map((p) => p.message);
 
-describe("the pre-flight", () => {
+describe("the pre-flight", { concurrency: 3 }, () => {
   it("passes a sound project, warns about a misspelt-looking key, and writes nothing", async () => {
     const { root, input } = project({ agent: GOOD_AGENT, quality: TESTS });
     const report = await preflight(input());
