@@ -57,73 +57,80 @@ const QUALITY_KEYS = [
   "acceptance",
 ] as const;
 
+/** What one check found; checks run side by side and their findings are put together in a fixed order. */
+interface Findings {
+  passed: string[];
+  warnings: string[];
+  problems: InputError[];
+}
+
+/** Runs a check; an InputError it throws is its problem, anything else a fault that propagates. */
+async function check(work: (found: Findings) => Promise<void> | void): Promise<Findings> {
+  const found: Findings = { passed: [], warnings: [], problems: [] };
+  try {
+    await work(found);
+  } catch (error) {
+    if (!(error instanceof InputError)) throw error;
+    found.problems.push(error);
+  }
+  return found;
+}
+
 export async function preflight(input: PreflightInput): Promise<PreflightReport> {
   const { root, config, configFile } = input;
   const env = input.env ?? process.env;
-  const report: PreflightReport = {
-    passed: [],
-    warnings: [],
-    problems: [],
-    stories: 0,
-    plugins: NO_PLUGINS,
-    reporters: [],
-  };
-  const attempt = async (work: () => Promise<void> | void): Promise<boolean> => {
-    try {
-      await work();
-      return true;
-    } catch (error) {
-      if (!(error instanceof InputError)) throw error;
-      report.problems.push(error);
-      return false;
-    }
-  };
+  let stories = 0;
+  let plugins = NO_PLUGINS;
+  let resolved: ResolvedReporter[] = [];
 
-  for (const prd of input.prds) {
-    await attempt(() => {
+  const prds = input.prds.map((prd) =>
+    check((found) => {
       const raw = readPrdRaw(prd.path, prd.display);
-      const stories = parsePrd(prd.display, raw).userStories.length;
-      report.stories += stories;
+      const count = parsePrd(prd.display, raw).userStories.length;
+      stories += count;
       for (const hint of keyHints(raw)) {
-        if (input.strict) report.problems.push(new InputError(prd.display, hint.where, strictText(hint)));
-        else report.warnings.push(`warning: ${describeHint(prd.display, hint)}`);
+        if (input.strict) found.problems.push(new InputError(prd.display, hint.where, strictText(hint)));
+        else found.warnings.push(`warning: ${describeHint(prd.display, hint)}`);
       }
-      report.passed.push(`prd: ${prd.display} (${stories} stories)`);
+      found.passed.push(`prd: ${prd.display} (${count} stories)`);
+    }),
+  );
+
+  // The agent may come from a plugin: plugins first, then the agent, beside the other checks.
+  const pluginsAndAgent = (async () => {
+    const loading = await check(async (found) => {
+      plugins = await loadPlugins(config, root);
+      if (config.plugins.length > 0) found.passed.push(`plugins: ${config.plugins.length} loaded`);
     });
-  }
-
-  const pluginsLoaded = await attempt(async () => {
-    report.plugins = await loadPlugins(config, root);
-    if (config.plugins.length > 0) report.passed.push(`plugins: ${config.plugins.length} loaded`);
-  });
-
-  await attempt(async () => {
-    const registry = new AgentRegistry();
-    registerPluginAgents(registry, report.plugins);
-    const name = config.agent.default;
-    if (!registry.names().includes(name)) {
-      // With a plugin that did not load, its agents are unknown: that plugin's problem is the one to fix.
-      if (!pluginsLoaded) return;
-      throw new InputError(
-        configFile,
-        "agent.default",
-        `unknown agent "${name}"; expected one of ${registry.names().join(", ")}`,
-      );
-    }
-    const probe = await probeAgent(registry.create(name, config), config, root, env);
-    if (probe.kind === "broken") throw new InputError(configFile, probe.where, probe.problem);
-    if (probe.kind === "unconfirmed") report.warnings.push(`warning: agent ${name}: ${probe.detail}`);
-    else report.passed.push(`agent ${name}: ${probe.detail}`);
-  });
+    const agent = await check(async (found) => {
+      const registry = new AgentRegistry();
+      registerPluginAgents(registry, plugins);
+      const name = config.agent.default;
+      if (!registry.names().includes(name)) {
+        // With a plugin that did not load, its agents are unknown: that plugin's problem is the one to fix.
+        if (loading.problems.length > 0) return;
+        throw new InputError(
+          configFile,
+          "agent.default",
+          `unknown agent "${name}"; expected one of ${registry.names().join(", ")}`,
+        );
+      }
+      const probe = await probeAgent(registry.create(name, config), config, root, env);
+      if (probe.kind === "broken") throw new InputError(configFile, probe.where, probe.problem);
+      if (probe.kind === "unconfirmed") found.warnings.push(`warning: agent ${name}: ${probe.detail}`);
+      else found.passed.push(`agent ${name}: ${probe.detail}`);
+    });
+    return [loading, agent];
+  })();
 
   const reporters = input.reporters ?? { entries: config.reporters, origin: CONFIG_ORIGIN };
-  await attempt(async () => {
-    report.reporters = await resolveReporters(reporters.entries, root, reporters.origin);
-    const names = report.reporters.map((r) => r.name);
-    report.passed.push(`reporters: ${names.length > 0 ? names.join(", ") : "none"}`);
+  const reporting = check(async (found) => {
+    resolved = await resolveReporters(reporters.entries, root, reporters.origin);
+    const names = resolved.map((r) => r.name);
+    found.passed.push(`reporters: ${names.length > 0 ? names.join(", ") : "none"}`);
   });
 
-  await attempt(async () => {
+  const repository = check(async (found) => {
     const git = await openRepo(root);
     try {
       const identity = await git.commitIdentityProblem();
@@ -136,47 +143,63 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
           "HEAD is detached; check out a branch for gantry to commit the stories to",
         );
       }
-      report.passed.push(`git: on branch ${branch}`);
+      found.passed.push(`git: on branch ${branch}`);
     } finally {
       git.close();
     }
   });
 
-  await attempt(async () => {
+  const sandbox = check(async (found) => {
     const mode = config.agent.sandbox;
-    const works = mode === "off" || (await sandboxSupport(env)).works;
-    if (mode === "bwrap" && !works) {
-      const reason = (await sandboxSupport(env)).reason ?? "bwrap does not work here";
+    const support = mode === "off" ? undefined : await sandboxSupport(env);
+    if (mode === "bwrap" && !support?.works) {
       throw new InputError(
         configFile,
         "agent.sandbox",
-        `"bwrap" is required, but ${reason}; install bubblewrap or set "auto" or "off"`,
+        `"bwrap" is required, but ${support?.reason ?? "bwrap does not work here"}; install bubblewrap or set "auto" or "off"`,
       );
     }
-    report.passed.push(await sandboxStatusLine(mode, env));
+    found.passed.push(await sandboxStatusLine(mode, env));
   });
 
   const commands = config.quality.commands;
-  if (!commands.test && mandatoryGates(config).includes("verify")) {
-    report.problems.push(
-      new InputError(
-        configFile,
-        "quality.commands.test",
-        "not set; expected the command that runs the project's tests (verify is a mandatory gate, so no story could pass)",
-      ),
-    );
-  }
-  for (const key of QUALITY_KEYS) {
-    const command = commands[key];
-    if (!command) continue;
-    await attempt(async () => {
-      const problem = await programProblem(command, root, env);
-      if (problem) throw new InputError(configFile, `quality.commands.${key}`, `cannot run: ${problem}`);
-    });
-  }
-  if (commands.test && !report.problems.some((p) => p.where.startsWith("quality.commands"))) {
+  const quality = [
+    check(() => {
+      if (!commands.test && mandatoryGates(config).includes("verify"))
+        throw new InputError(
+          configFile,
+          "quality.commands.test",
+          "not set; expected the command that runs the project's tests (verify is a mandatory gate, so no story could pass)",
+        );
+    }),
+    ...QUALITY_KEYS.map((key) =>
+      check(async () => {
+        const command = commands[key];
+        if (!command) return;
+        const problem = await programProblem(command, root, env);
+        if (problem) throw new InputError(configFile, `quality.commands.${key}`, `cannot run: ${problem}`);
+      }),
+    ),
+  ];
+
+  // One Promise.all over everything, so a fault in any check is handled the moment it happens.
+  const groups = await Promise.all([
+    Promise.all(prds),
+    pluginsAndAgent,
+    Promise.all([reporting, repository, sandbox]),
+    Promise.all(quality),
+  ]);
+  const all = groups.flat();
+  const report: PreflightReport = {
+    passed: all.flatMap((f) => f.passed),
+    warnings: all.flatMap((f) => f.warnings),
+    problems: all.flatMap((f) => f.problems),
+    stories,
+    plugins,
+    reporters: resolved,
+  };
+  if (commands.test && !report.problems.some((p) => p.where.startsWith("quality.commands")))
     report.passed.push(`test command: ${commands.test}`);
-  }
   return report;
 }
 
