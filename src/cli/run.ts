@@ -3,7 +3,7 @@ import { InputError } from "../config/input-error.js";
 import { CONFIG_PATH, loadConfig } from "../config/loader.js";
 import type { Config } from "../config/schema.js";
 import { EXIT } from "../model/exit-codes.js";
-import { loadPrd } from "../prd/load.js";
+import { loadPrd, readPrdRaw } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { killRunProcesses } from "../process/leftovers.js";
 import { featurePrdPath, projectRoot } from "./project.js";
@@ -29,7 +29,13 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const missing = options.story.filter((id) => !known.has(id));
   if (missing.length > 0)
     throw new InputError(display, "userStories", `no story with id ${missing.join(", ")} (from --story)`);
-  if (options.dryRun) return dryRun(prd, options, config);
+  if (options.dryRun) {
+    // No pre-flight for a plan, but a misspelt dependency changes the very order it shows.
+    const { describeHint, keyHints } = await import("../prd/key-hints.js");
+    for (const hint of keyHints(readPrdRaw(path, display)))
+      process.stderr.write(`gantry: warning: ${describeHint(display, hint)}\n`);
+    return dryRun(prd, options, config);
+  }
 
   const controller = new AbortController();
   let interrupts = 0;

@@ -86,6 +86,14 @@ describe("the first hour, as a newcomer walks it (built CLI, fresh project, fake
       /userStories\[1\]\.dependsOn: unknown key "dependsOn"; did you mean "dependencies"\? \(--strict\)/,
     );
 
+    const plan = await gantry(root, ["run", "-f", "shop", "--dry-run"], { env: withClaude });
+    assert.equal(plan.code, 0, plan.stderr);
+    assert.match(
+      plan.stderr,
+      /userStories\[1\]\.dependsOn: unknown key "dependsOn"; did you mean "dependencies"\?/,
+    );
+    assert.match(plan.stdout, /^US-1 {2}simple\/fast/m);
+
     // The user's PATH without the CLI: nothing is spent, nothing is written.
     const missing = await gantry(root, ["run", "-f", "shop", "--story", "US-1"], {
       env: { FAKE_CLAUDE_LOG: log },
