@@ -144,6 +144,8 @@ function report(r: {
     );
   }
   if (r.featuresCreated) lines.push(`created ${FEATURES_DIR}/`);
-  lines.push(`next: write ${FEATURES_DIR}/<feature>/prd.json, then gantry run --feature <feature>`);
+  lines.push(
+    `next: write ${FEATURES_DIR}/<feature>/prd.json (docs/prd.md), check with gantry validate, then gantry run -f <feature>`,
+  );
   return `${lines.join("\n")}\n`;
 }

@@ -54,6 +54,10 @@ describe("the first hour, as a newcomer walks it (built CLI, fresh project, fake
     const config = JSON.parse(readFileSync(join(root, ".gantry/config.json"), "utf8"));
     assert.deepEqual(config.agent, { default: "claude" }, "the built-in adapter, no command line");
     assert.match(init.stdout, /^agent: claude, the built-in adapter \(.*\/bin\/claude on PATH\)/m);
+    assert.match(
+      init.stdout,
+      /^next: write .*prd\.json \(docs\/prd\.md\), check with gantry validate, then gantry run -f /m,
+    );
     config.agent.timeoutSeconds = 60;
     writeFileSync(join(root, ".gantry/config.json"), JSON.stringify(config, null, 2));
 
