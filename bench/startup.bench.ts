@@ -3,6 +3,7 @@
  * importing zod alone costs, since validate cannot do without it (the config and PRD schemas are zod).
  * Run alone: `node --import tsx bench/startup.bench.ts` (after `npm run build`).
  */
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -22,6 +23,7 @@ function smallProject(): string {
   }));
   const files: Record<string, string> = {
     ".gantry/config.json": JSON.stringify({
+      agent: { default: "command", command: { run: "node agent.mjs" } },
       quality: { commands: { test: "node --test", lint: "true", typecheck: "true" } },
     }),
     ".gantry/features/f/prd.json": JSON.stringify({ feature: "f", userStories: stories }, null, 2),
@@ -30,6 +32,13 @@ function smallProject(): string {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), content);
   }
+  // validate is the run's pre-flight: it wants a repository with an identity and a branch.
+  for (const args of [
+    ["init", "-q", "-b", "main"],
+    ["config", "user.name", "bench"],
+    ["config", "user.email", "b@example.com"],
+  ])
+    execFileSync("git", args, { cwd: root });
   return root;
 }
 

@@ -15,7 +15,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 program
   .command("run")
   .description("run a feature's stories through the pipeline")
-  .requiredOption("--feature <name>", "the feature under .gantry/features/")
+  .requiredOption("-f, --feature <name>", "the feature under .gantry/features/")
   .option("--story <id>", "only this story (repeatable)", collect, [])
   .option("--dir <path>", "the project root", ".")
   .option("--dry-run", "print the stories, their order and routing; run nothing")
@@ -33,16 +33,17 @@ program
 
 program
   .command("validate")
-  .description("check .gantry/config.json and the features' prd.json files")
-  .option("--feature <name>", "only this feature")
+  .description("the pre-flight of a run, without running: config, PRDs, agent, reporters, git, ...")
+  .option("-f, --feature <name>", "only this feature")
   .option("--dir <path>", "the project root", ".")
   .option("--json", "machine-readable output")
+  .option("--strict", "keys in a PRD that look misspelt are errors, not warnings")
   .action(async (options) => exit(await (await import("./cli/validate.js")).validateCommand(options)));
 
 program
   .command("status")
   .description("show the stories of each feature and their status")
-  .option("--feature <name>", "only this feature")
+  .option("-f, --feature <name>", "only this feature")
   .option("--dir <path>", "the project root", ".")
   .option("--json", "machine-readable output")
   .action(async (options) => exit(await (await import("./cli/status.js")).statusCommand(options)));
@@ -91,7 +92,7 @@ ledger
   .command("check")
   .description("exit 0 only if every mandatory gate passed on the current working tree")
   .option("--dir <path>", "the project root (default: .)")
-  .option("--feature <name>", "only verdicts recorded for this feature")
+  .option("-f, --feature <name>", "only verdicts recorded for this feature")
   .option("--json", "machine-readable output, on stdout")
   .action(async (_options, command) =>
     exit(await (await import("./cli/ledger.js")).ledgerCheckCommand(command.optsWithGlobals())),

@@ -52,6 +52,8 @@ export interface AgentAdapter {
   readonly name: string;
   /** The executable this adapter runs, when it runs one CLI (not a shell command). */
   readonly bin?: string;
+  /** Arguments that make `bin` print its version and exit, for the pre-flight check; absent when it has none. */
+  readonly versionArgs?: readonly string[];
   /** The model this adapter runs for a tier, from `agent.models.<name>.<tier>`, or its own default. */
   modelFor(tier: string): string;
   run(request: AgentRequest): Promise<AgentResult>;

@@ -45,6 +45,7 @@ export function createCliAdapter(spec: CliSpec, config: Config): AgentAdapter {
   return {
     name: spec.name,
     bin: spec.bin,
+    versionArgs: ["--version"],
     modelFor: (tier) => models[tier] ?? defaults[tier] ?? spec.defaultModels.balanced,
     async run(request: AgentRequest): Promise<AgentResult> {
       const result = await execCommand({

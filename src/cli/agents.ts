@@ -1,11 +1,10 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { probeAgent } from "../agents/probe.js";
 import { AgentRegistry } from "../agents/registry.js";
 import { loadConfig } from "../config/loader.js";
 import { sandboxStatusLine } from "../process/sandbox.js";
 import { projectRoot } from "./project.js";
-
-const VERSION_TIMEOUT_MS = 5000;
 
 interface AgentInfo {
   name: string;
@@ -54,7 +53,8 @@ export async function agentsCommand(options: {
         };
       }
       const path = findOnPath(adapter.bin);
-      const version = path ? await versionOf(path) : null;
+      const probe = path ? await probeAgent(adapter, config, root) : undefined;
+      const version = probe?.kind === "ready" ? probe.detail : null;
       return { name, default: isDefault, bin: adapter.bin, path, version, models, ready: path !== null };
     }),
   );
@@ -95,18 +95,4 @@ export function findOnPath(bin: string, pathVariable = process.env.PATH ?? ""): 
     }
   }
   return null;
-}
-
-/** The first line `<bin> --version` prints, within a short timeout; null when it prints nothing or fails. */
-async function versionOf(path: string): Promise<string | null> {
-  const { execa } = await import("execa");
-  const result = await execa(path, ["--version"], {
-    reject: false,
-    timeout: VERSION_TIMEOUT_MS,
-    stdin: "ignore",
-    forceKillAfterDelay: 1000,
-  });
-  if (result.timedOut || result.failed) return null;
-  const line = `${result.stdout}\n${result.stderr}`.split("\n").find((l) => l.trim() !== "");
-  return line ? line.trim().slice(0, 120) : null;
 }

@@ -46,7 +46,8 @@ export function buildConfig(root: string, detection: Detection, agent: AgentChoi
   }
   return {
     $schema: schemaReference(root),
-    agent: agent ? { default: "command", command: { run: agent.run } } : { default: "command" },
+    // A named CLI gets its built-in adapter: its own call and permission flags, the model per tier, the cost.
+    agent: { default: agent ? agent.name : "command" },
     quality: { commands },
   };
 }
@@ -127,7 +128,9 @@ function report(r: {
   ];
   for (const note of notes) lines.push(`  note: ${note}`);
   lines.push(
-    agent ? `agent: ${agent.run} (${agent.source})` : `agent: no agent CLI found on PATH; ${AGENT_HELP}`,
+    agent
+      ? `agent: ${agent.name}, the built-in adapter (${agent.source}); its call and permission flags are in docs/agents.md`
+      : `agent: no agent CLI found on PATH; ${AGENT_HELP}`,
   );
   lines.push(r.sandbox);
   if (gitignore.added.length > 0) {
@@ -141,6 +144,8 @@ function report(r: {
     );
   }
   if (r.featuresCreated) lines.push(`created ${FEATURES_DIR}/`);
-  lines.push(`next: write ${FEATURES_DIR}/<feature>/prd.json, then gantry run --feature <feature>`);
+  lines.push(
+    `next: write ${FEATURES_DIR}/<feature>/prd.json (docs/prd.md), check with gantry validate, then gantry run -f <feature>`,
+  );
   return `${lines.join("\n")}\n`;
 }

@@ -1,8 +1,9 @@
+import { join, relative } from "node:path";
 import { InputError } from "../config/input-error.js";
-import { loadConfig } from "../config/loader.js";
+import { CONFIG_PATH, loadConfig } from "../config/loader.js";
 import type { Config } from "../config/schema.js";
 import { EXIT } from "../model/exit-codes.js";
-import { loadPrd } from "../prd/load.js";
+import { loadPrd, readPrdRaw } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { killRunProcesses } from "../process/leftovers.js";
 import { featurePrdPath, projectRoot } from "./project.js";
@@ -28,7 +29,13 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   const missing = options.story.filter((id) => !known.has(id));
   if (missing.length > 0)
     throw new InputError(display, "userStories", `no story with id ${missing.join(", ")} (from --story)`);
-  if (options.dryRun) return dryRun(prd, options, config);
+  if (options.dryRun) {
+    // No pre-flight for a plan, but a misspelt dependency changes the very order it shows.
+    const { describeHint, keyHints } = await import("../prd/key-hints.js");
+    for (const hint of keyHints(readPrdRaw(path, display)))
+      process.stderr.write(`gantry: warning: ${describeHint(display, hint)}\n`);
+    return dryRun(prd, options, config);
+  }
 
   const controller = new AbortController();
   let interrupts = 0;
@@ -47,7 +54,12 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   const { runFeature } = await import("../pipeline/run.js");
-  const reporters = await resolveRunReporters(root, config.reporters, options);
+  const { plugins, reporters } = await checkBeforeRun(
+    root,
+    config,
+    { feature: options.feature, path, display },
+    options,
+  );
   try {
     const code = await runFeature({
       root,
@@ -58,6 +70,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       allowDirty: Boolean(options.allowDirty),
       signal: controller.signal,
       reporters,
+      plugins,
       warn: (line) => process.stderr.write(`${line}\n`),
     });
     if (options.json) {
@@ -94,16 +107,36 @@ async function dryRun(
   return 0;
 }
 
-/** Reporters from --reporter, else the config; with --json, stdout is for the summary alone. */
-async function resolveRunReporters(
+/**
+ * The pre-flight (pipeline/preflight.ts) before the lock is taken or anything is written: every problem is
+ * said, the last one as the exit-2 error. Reporters come from --reporter, else the config; with --json,
+ * stdout is for the summary alone.
+ */
+async function checkBeforeRun(
   root: string,
-  configured: Config["reporters"],
+  config: Config,
+  prd: { feature: string; path: string; display: string },
   options: RunCommandOptions,
 ) {
-  const { CLI_ORIGIN, CONFIG_ORIGIN, resolveReporters } = await import("../reporters/loader.js");
+  const { CLI_ORIGIN, CONFIG_ORIGIN } = await import("../reporters/loader.js");
+  const { preflight } = await import("../pipeline/preflight.js");
   const fromCli = options.reporter.length > 0;
-  const entries = (fromCli ? options.reporter : configured).filter(
+  const entries = (fromCli ? options.reporter : config.reporters).filter(
     (entry) => !(options.json && (entry === "default" || entry === "json")),
   );
-  return resolveReporters(entries, root, fromCli ? CLI_ORIGIN : CONFIG_ORIGIN);
+  const configPath = join(root, CONFIG_PATH);
+  const report = await preflight({
+    root,
+    config,
+    configFile: relative(process.cwd(), configPath) || configPath,
+    prds: [prd],
+    reporters: { entries, origin: fromCli ? CLI_ORIGIN : CONFIG_ORIGIN },
+  });
+  for (const warning of report.warnings) process.stderr.write(`gantry: ${warning}\n`);
+  const last = report.problems.at(-1);
+  if (last) {
+    for (const problem of report.problems.slice(0, -1)) process.stderr.write(`gantry: ${problem.message}\n`);
+    throw last;
+  }
+  return report;
 }

@@ -9,6 +9,7 @@ import { VerdictBook } from "../ledger/book.js";
 import type { RunControl } from "../model/run-control.js";
 import { loadPlugins } from "../plugins/loader.js";
 import { registerPluginAgents } from "../plugins/registry.js";
+import type { PluginSet } from "../plugins/types.js";
 import type { Prd } from "../prd/story.js";
 import { StoryStore } from "../prd/story-store.js";
 import { RUN_ID_VARIABLE } from "../process/leftovers.js";
@@ -28,6 +29,8 @@ export interface RunSetup {
   signal: AbortSignal;
   /** Where warnings about subscribers go besides the log (stderr). */
   warn: (line: string) => void;
+  /** Plugins already loaded (by the pre-flight); loaded here when absent. */
+  plugins?: PluginSet;
 }
 
 export function newRunId(now = new Date()): string {
@@ -40,7 +43,7 @@ export async function createRunContext(
   setup: RunSetup,
 ): Promise<{ run: RunContext; control: RunControl; closeLog: () => void }> {
   const { root, config, feature } = setup;
-  const plugins = await loadPlugins(config, root);
+  const plugins = setup.plugins ?? (await loadPlugins(config, root));
   const registry = new AgentRegistry();
   registerPluginAgents(registry, plugins);
   if (!registry.names().includes(config.agent.default)) {

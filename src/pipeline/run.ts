@@ -3,6 +3,7 @@ import type { Config } from "../config/schema.js";
 import { openRepo } from "../git/repo.js";
 import { EXIT } from "../model/exit-codes.js";
 import { countEnds, type RunSummary } from "../model/run.js";
+import type { PluginSet } from "../plugins/types.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { summarize } from "../prd/story.js";
@@ -33,6 +34,8 @@ export interface RunOptions {
   signal: AbortSignal;
   /** Reporters resolved before the run (modules imported, default exports checked). */
   reporters: ResolvedReporter[];
+  /** Plugins the pre-flight loaded; loaded here when absent. */
+  plugins?: PluginSet;
   warn: (line: string) => void;
 }
 

@@ -160,7 +160,7 @@ export async function createReporters(
     const stdout = jsonOwnsStdout && r.spec !== "json" ? full.stderr : full.stdout;
     let made: Bounded<unknown>;
     try {
-      const factory = r.factory(structuredClone(r.options), { ...full, stdout });
+      const factory = construct(r.factory, structuredClone(r.options), { ...full, stdout });
       made = await within(Promise.resolve(factory), { ms: FACTORY_TIMEOUT_MS });
     } catch (error) {
       throw fail(describeError(error), error);
@@ -176,6 +176,22 @@ export async function createReporters(
     out.push({ name: r.name, reporter: reporter as NamedReporter["reporter"] });
   }
   return out;
+}
+
+/**
+ * Calls the default export: a factory function, or a class (vitest's reporters are classes), which
+ * cannot be called without `new`; both get the options and the context.
+ */
+function construct(
+  factory: ReporterFactory,
+  options: Record<string, unknown>,
+  context: ReporterContext,
+): unknown {
+  if (/^class\b/.test(Function.prototype.toString.call(factory))) {
+    const Reporter = factory as unknown as new (o: Record<string, unknown>, c: ReporterContext) => unknown;
+    return new Reporter(options, context);
+  }
+  return factory(options, context);
 }
 
 const METHODS = new Set<string>([...Object.keys(REPORTER_METHODS), "onEvent"]);

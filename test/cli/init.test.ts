@@ -12,7 +12,9 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { after, describe, it } from "node:test";
+import { AgentRegistry } from "../../src/agents/registry.js";
 import { initCommand } from "../../src/cli/init.js";
+import { KNOWN_AGENT_CLIS } from "../../src/config/detect/agent.js";
 import { InputError } from "../../src/config/input-error.js";
 import { parseConfig } from "../../src/config/loader.js";
 
@@ -84,7 +86,11 @@ describe("gantry init", () => {
     assert.match(stdout, /^ {2}test: npx vitest run \(vitest in devDependencies\)$/m);
     assert.match(stdout, /^ {2}lint: npx biome check \. \(@biomejs\/biome in devDependencies\)$/m);
     assert.match(stdout, /^ {2}no typecheck command found$/m);
-    assert.match(stdout, /no agent CLI found on PATH; set agent\.command\.run/);
+    assert.match(
+      stdout,
+      /no agent CLI found on PATH; install one of claude, codex, .* or set agent\.command\.run/,
+    );
+    assert.doesNotMatch(stdout, /--full-auto|acceptEdits/, "no flag docs/agents.md advises against");
     assert.match(stdout, /created \.gitignore: \.gantry\/runs\/, \.gantry\/lock/);
     assert.match(stdout, /^created \.gantry\/features\/$/m);
   });
@@ -159,17 +165,32 @@ describe("gantry init", () => {
     assert.equal(result.agent, null);
   });
 
-  it("an agent CLI on PATH becomes agent.command.run", async () => {
+  it("an agent CLI on PATH becomes the built-in adapter, the first known one when there are several", async () => {
     const bin = tempDir("gantry-bin-");
-    writeFileSync(join(bin, "claude"), "#!/bin/sh\nexit 0\n");
-    chmodSync(join(bin, "claude"), 0o755);
+    for (const name of ["opencode", "claude", "gemini"]) {
+      writeFileSync(join(bin, name), "#!/bin/sh\nexit 0\n");
+      chmodSync(join(bin, name), 0o755);
+    }
     const root = tempDir();
     const { stdout } = await init(root, {}, { PATH: bin });
-    assert.deepEqual(readConfig(root).agent, {
-      default: "command",
-      command: { run: "claude -p --permission-mode acceptEdits" },
-    });
-    assert.match(stdout, /^agent: claude -p --permission-mode acceptEdits \(.*claude on PATH\)$/m);
+    assert.deepEqual(readConfig(root).agent, { default: "claude" });
+    assert.match(stdout, /^agent: claude, the built-in adapter \(.*claude on PATH\)/m);
+    for (const [name, expected] of [
+      ["codex", "codex"],
+      ["aider", "aider"],
+    ] as const) {
+      const only = tempDir("gantry-bin-");
+      writeFileSync(join(only, name), "#!/bin/sh\nexit 0\n");
+      chmodSync(join(only, name), 0o755);
+      const other = tempDir();
+      await init(other, {}, { PATH: `${join(only, "missing")}:${only}` });
+      assert.deepEqual(readConfig(other).agent, { default: expected });
+    }
+  });
+
+  it("every agent init may choose is a built-in adapter", () => {
+    const builtins = new AgentRegistry().names();
+    for (const name of KNOWN_AGENT_CLIS) assert.ok(builtins.includes(name), name);
   });
 
   it("a --dir that does not exist is bad usage", async () => {

@@ -154,6 +154,9 @@ describe("sandboxed agent sessions (built CLI)", () => {
     const bin = join(scratch, "path-without-bwrap");
     mkdirSync(bin, { recursive: true });
     symlinkSync("/usr/bin/git", join(bin, "git"));
+    // What the agent and the test command start, so the pre-flight finds only the sandbox missing.
+    symlinkSync("/bin/sh", join(bin, "sh"));
+    symlinkSync(process.execPath, join(bin, "node"));
     const agent = shellAgent("never-runs", 'echo ran >> "$LOG"');
     const root = project(agent.run, "bwrap");
     const prd = readFileSync(join(root, ".gantry/features/f/prd.json"), "utf8");

@@ -98,6 +98,24 @@ export default (o) => new R(o);`,
     assert.equal(typeof loaded[1]?.reporter.onRunStart, "function");
   });
 
+  it("constructs a reporter class with new (vitest's style), with the options and the context", async () => {
+    const ctx = project({
+      "r/vitest-style.mjs": `export default class ClassReporter {
+  constructor(options, context) { this.options = options; this.context = context; }
+  onRunStart(e) { this.context.stdout.write(JSON.stringify({ options: this.options, feature: e.feature })); }
+}`,
+      "r/broken-class.mjs": "export default class Broken { constructor() { throw new Error('no token'); } }",
+    });
+    const [loaded] = await loadReporters([["./r/vitest-style.mjs", { level: 2 }]], ctx);
+    await loaded?.reporter.onRunStart?.({ feature: "checkout", totalStories: 1, runId: "r", at: "" });
+    assert.deepEqual(JSON.parse(ctx.stdout.text), { options: { level: 2 }, feature: "checkout" });
+    const error = await loadError(["./r/broken-class.mjs"], {
+      "r/broken-class.mjs": "export default class Broken { constructor() { throw new Error('no token'); } }",
+    });
+    assert.match(error.message, /reporters\[0\]: reporter "\.\/r\/broken-class\.mjs": no token/);
+    assert.doesNotMatch(error.message, /without 'new'/);
+  });
+
   it("resolves installed packages from the project root: ESM-only, CommonJS, and transpiled default exports", async () => {
     const ctx = project({
       "node_modules/gantry-reporter-esm/package.json": JSON.stringify({

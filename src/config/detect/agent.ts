@@ -1,21 +1,20 @@
 /**
- * The agent CLI for the command adapter, when one is on PATH. Each call reads the prompt from standard
- * input, as the command adapter sends it, and may edit files without asking (nobody is there to answer)
- * but is not given free rein over the shell.
+ * The agent `gantry init` configures: the built-in adapter of the first known agent CLI on PATH
+ * (`agent.default: "claude"`, ...). The adapter builds the CLI's non-interactive call itself, with the
+ * permission flags docs/agents.md gives for it, passes the model for each tier and reads the cost, so
+ * the config holds nothing but its name.
  */
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
 
 export interface AgentChoice {
+  /** The built-in adapter, the value of `agent.default`. */
   name: string;
-  run: string;
   source: string;
 }
 
-const KNOWN: readonly { name: string; run: string }[] = [
-  { name: "claude", run: "claude -p --permission-mode acceptEdits" },
-  { name: "codex", run: "codex exec --full-auto -" },
-];
+/** The built-in adapters' CLIs, in the order init prefers them when more than one is on PATH. */
+export const KNOWN_AGENT_CLIS: readonly string[] = ["claude", "codex", "gemini", "aider", "opencode"];
 
 function executable(path: string): boolean {
   try {
@@ -27,16 +26,15 @@ function executable(path: string): boolean {
   }
 }
 
-/** The first known agent CLI found on `pathVariable` (PATH), in the order of KNOWN. */
+/** The first known agent CLI found on `pathVariable` (PATH), in the order of KNOWN_AGENT_CLIS. */
 export function detectAgent(pathVariable: string | undefined): AgentChoice | undefined {
   const dirs = (pathVariable ?? "").split(delimiter).filter(Boolean);
-  for (const agent of KNOWN) {
-    const dir = dirs.find((d) => executable(join(d, agent.name)));
-    if (dir) return { ...agent, source: `${join(dir, agent.name)} on PATH` };
+  for (const name of KNOWN_AGENT_CLIS) {
+    const dir = dirs.find((d) => executable(join(d, name)));
+    if (dir) return { name, source: `${join(dir, name)} on PATH` };
   }
   return undefined;
 }
 
 /** What to tell a user whose PATH has none of them. */
-export const AGENT_HELP =
-  'set agent.command.run in .gantry/config.json to the command that runs your agent with the prompt on standard input, e.g. "claude -p --permission-mode acceptEdits" or "codex exec --full-auto -"';
+export const AGENT_HELP = `install one of ${KNOWN_AGENT_CLIS.join(", ")} and set agent.default to its name, or set agent.command.run to a command that runs your agent with the prompt on standard input (docs/agents.md)`;
