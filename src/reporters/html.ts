@@ -1,6 +1,12 @@
 import { duration, escapeMarkup, seconds, usd, verdictSummary } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
-import { RunModel, type StageRecord, type StoryRecord, type VerdictRecord } from "./run-model.js";
+import {
+  RunModel,
+  type StageRecord,
+  type StoryRecord,
+  stageOutcome,
+  type VerdictRecord,
+} from "./run-model.js";
 import type { Reporter, ReporterContext } from "./types.js";
 
 /**
@@ -109,8 +115,9 @@ function passTimeline(stages: StageRecord[]): Markup {
   const total = stages.reduce((sum, s) => sum + s.durationMs, 0) || 1;
   return h`<ol class="timeline">${stages.map((s) => {
     const grow = Math.max(1, Math.round((s.durationMs / total) * 100));
-    const what = `${s.stage} → ${s.action}${s.fromStage ? ` from ${s.fromStage}` : ""} in ${seconds(s.durationMs)}${s.reason ? `: ${s.reason}` : ""}`;
-    return h`<li class="seg ${s.action}" style="flex-grow:${grow}" title="${what}"><span class="stage">${s.stage}</span><span class="outcome">${s.action}${s.fromStage ? h` → ${s.fromStage}` : ""} · ${seconds(s.durationMs)}</span></li>`;
+    const outcome = stageOutcome(s);
+    const what = `${s.stage} ${outcome} in ${seconds(s.durationMs)}${s.reason ? `: ${s.reason}` : ""}`;
+    return h`<li class="seg ${s.verdict}" style="flex-grow:${grow}" title="${what}"><span class="stage">${s.stage}</span><span class="outcome">${outcome} · ${seconds(s.durationMs)}</span></li>`;
   })}</ol>`;
 }
 
@@ -123,7 +130,7 @@ function verdictList(verdicts: VerdictRecord[]): Markup {
 }
 
 const CSS = `
-:root{--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--esc:#8250df;--mute:#6e7781;--line:#d0d7de;--bg:#f6f8fa;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328}
+:root{--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--mute:#6e7781;--line:#d0d7de;--bg:#f6f8fa;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328}
 body{margin:0;padding:24px 32px}
 h1{margin:0 0 4px;font-size:22px}
 h2{font-size:17px;margin:24px 0 8px}
@@ -149,8 +156,8 @@ th{background:var(--bg);font-weight:600;white-space:nowrap}
 .timeline{display:flex;flex-wrap:wrap;gap:2px;list-style:none;padding:0;margin:0;min-width:260px}
 .seg{min-width:5.5em;padding:2px 6px;border-radius:3px;color:#fff;font-size:11px;line-height:1.3;background:var(--mute)}
 .seg .stage{display:block;font-weight:600}
-.seg.continue{background:var(--ok)}.seg.retry{background:var(--warn)}.seg.escalate{background:var(--esc)}
-.seg.fail{background:var(--bad)}.seg.pause{background:#0969da}
+.seg.pass{background:var(--ok)}.seg.retry{background:var(--warn)}.seg.fail{background:var(--bad)}
+.seg.paused{background:#0969da}
 .verdicts{list-style:none;padding:0;margin:0;min-width:240px}
 .verdict{border-left:4px solid var(--mute);padding:2px 8px;margin-bottom:4px;background:var(--bg)}
 .verdict.pass{border-color:var(--ok)}.verdict.fail{border-color:var(--bad)}.verdict.unverified{border-color:var(--warn)}

@@ -1,5 +1,6 @@
 import { oneLine } from "../util/text.js";
 import { seconds } from "./format.js";
+import { type RunModel, stageOutcome } from "./run-model.js";
 import type { EventArgs } from "./types.js";
 
 /** `[05:06:07] `: the time of day, UTC, as progress lines start. */
@@ -7,9 +8,10 @@ export const stamp = (at: Date): string => `[${at.toISOString().slice(11, 19)}] 
 
 /**
  * The plain progress line for an event, without the time stamp, or undefined for events that get none.
- * Used by the `default` reporter when it is not drawing a live view, and by the `progress` subscriber.
+ * `model` has already applied the event: a stage's line shows its verdict, which its own exit does not carry.
+ * Used by the `default` reporter when it is not drawing a live view.
  */
-export function progressLine(...[type, e]: EventArgs): string | undefined {
+export function progressLine([type, e]: EventArgs, model: RunModel): string | undefined {
   switch (type) {
     case "run:start":
       return `run ${e.runId}: feature ${e.feature}, ${e.totalStories} stories`;
@@ -18,8 +20,9 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
     case "stage:exit": {
       const r = e.result;
       const why = "reason" in r ? `: ${oneLine(r.reason)}` : "";
-      const to = r.action === "retry" ? ` from ${r.fromStage}` : "";
-      return `${e.storyId} ${e.stage} → ${r.action}${to}${why} (${seconds(e.durationMs)})`;
+      const record = model.stories.get(e.storyId)?.stages.at(-1);
+      const outcome = record ? stageOutcome(record) : r.action;
+      return `${e.storyId} ${e.stage} ${outcome}${why} (${seconds(e.durationMs)})`;
     }
     case "verify:result":
       return `${e.storyId} ${e.strategy} tests: ${e.status} (${e.passCount} passed, ${e.failCount} failed, ${e.skipCount} skipped; ${e.runner})${e.reason ? ` — ${oneLine(e.reason)}` : ""}`;
@@ -30,11 +33,11 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
     case "escalation:exhausted":
       return `${e.storyId} every tier tried (${e.attempts} passes)`;
     case "story:complete":
-      return `${e.story.id} PASSED in ${seconds(e.metrics.durationMs)} (${e.metrics.agentCalls} agent sessions, tier ${e.metrics.tier})`;
+      return `${e.story.id} PASSED in ${seconds(e.metrics.durationMs)} (${plural(e.metrics.agentCalls, "agent session")}, tier ${e.metrics.tier})`;
     case "story:fail":
       return `${e.story.id} FAILED: ${oneLine(e.reason)}`;
     case "story:skip":
-      return `${e.story.id} ${e.story.status.toUpperCase()}: ${oneLine(e.reason)}`;
+      return `${e.story.id} ${e.story.status.toUpperCase()}: ${oneLine(withoutStatus(e.reason, e.story.status))}`;
     case "run:pause":
       return `run paused: ${oneLine(e.reason)}`;
     case "run:error":
@@ -46,4 +49,12 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** `1 agent session`, `2 agent sessions`. */
+export const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? "" : "s"}`;
+
+/** `blocked: depends on US-002` after `BLOCKED:` would say it twice. */
+function withoutStatus(reason: string, status: string): string {
+  return reason.startsWith(`${status}: `) ? reason.slice(status.length + 2) : reason;
 }

@@ -31,15 +31,19 @@ describe("junit reporter", () => {
     assert.match(output, /classname/);
   });
 
-  it("writes junit.xml in the run directory: one testsuite per story, one testcase per verdict, valid against the JUnit schema", {
+  it("writes junit.xml in the run directory: one testsuite per story, one testcase per gate, valid against the JUnit schema", {
     skip,
   }, async () => {
     const { runDir } = await runSample(junit);
     const file = join(runDir, "junit.xml");
     const { ok, output } = validate(file);
     assert.ok(ok, output);
-    assert.equal(xpath(file, "string(/testsuites/@tests)"), "9");
-    assert.equal(xpath(file, "string(/testsuites/@failures)"), "5");
+    assert.equal(xpath(file, "string(/testsuites/@tests)"), "6");
+    assert.equal(
+      xpath(file, "string(/testsuites/@failures)"),
+      "2",
+      "US-002's verify and outcome; US-001 passed",
+    );
     assert.equal(xpath(file, "string(/testsuites/@skipped)"), "1");
     assert.equal(xpath(file, "string(/testsuites/@errors)"), "0");
     assert.equal(xpath(file, "count(/testsuites/testsuite)"), "3");
@@ -48,18 +52,25 @@ describe("junit reporter", () => {
       'US-002: Apply 10% discount code :: "quoted" <b>&amp;</b>, a | b',
       "the title, markup and all, round-trips through the XML escaping",
     );
-    assert.equal(xpath(file, "string(/testsuites/testsuite[1]/testcase[1]/@name)"), "verify (pass 1)");
-    assert.equal(xpath(file, "string(/testsuites/testsuite[2]/testcase[2]/@name)"), "verify (pass 1) #2");
+    assert.equal(xpath(file, "string(/testsuites/testsuite[1]/testcase[1]/@name)"), "verify");
+    assert.equal(xpath(file, "string(/testsuites/testsuite[2]/testcase[2]/@name)"), "outcome");
+    // Four verify verdicts, all failed, in a story that failed: the latest is the failure, the rest reruns.
     assert.equal(
       xpath(file, "string(/testsuites/testsuite[2]/testcase[1]/failure/@message)"),
-      "fail: TEST_FAILURE · node-test: 4 passed, 2 failed",
+      "fail (pass 2): TEST_FAILURE · node-test: 4 passed, 1 failed",
+    );
+    assert.equal(xpath(file, "count(/testsuites/testsuite[2]/testcase[1]/rerunFailure)"), "3");
+    assert.equal(xpath(file, "count(//flakyFailure)"), "0");
+    assert.equal(
+      xpath(file, "string(/testsuites/testsuite[2]/testcase[1]/rerunFailure[1]/@message)"),
+      "fail (pass 1): TEST_FAILURE · node-test: 4 passed, 2 failed",
     );
     assert.equal(
-      xpath(file, "string(/testsuites/testsuite[2]/testcase[1]/failure)"),
+      xpath(file, "string(/testsuites/testsuite[2]/testcase[1]/rerunFailure[1]/stackTrace)"),
       "test/discount.test.ts: applies discount 1: expected 90 to equal 81 <cents> & ]]> red\n" +
         "test/discount.test.ts: applies discount 2: expected 90 to equal 81 <cents> & ]]> red",
     );
-    assert.equal(xpath(file, "string(/testsuites/testsuite[2]/testcase[1]/@time)"), "1.234");
+    assert.equal(xpath(file, "string(/testsuites/testsuite[2]/testcase[1]/@time)"), "4.936");
     assert.equal(
       xpath(file, "string(/testsuites/testsuite[2]/testcase[@name='outcome']/failure/@message)"),
       "every tier failed; last: 1 test still failing after 1 rectify attempts",
@@ -69,8 +80,81 @@ describe("junit reporter", () => {
       "blocked: depends on US-002 (failed)",
     );
     assert.equal(xpath(file, "string(//testsuite[1]/properties/property[@name='tier']/@value)"), "fast");
-    assert.match(xpath(file, "string(//testsuite[2]/system-out)"), /rectify → retry from verify \(9\.0s\)/);
+    assert.match(xpath(file, "string(//testsuite[2]/system-out)"), /rectify retry → verify \(9\.0s\)/);
+    assert.match(xpath(file, "string(//testsuite[2]/system-out)"), /verify fail → rectify \(1\.5s\)/);
+    assert.match(xpath(file, "string(//testsuite[1]/system-out)"), /verify pass → review \(1\.3s\)/);
     assert.equal(xpath(file, "string(//testsuite[1]/@timestamp)"), "2026-03-04T05:06:10");
+  });
+
+  it("a story that passed after rectify has no <failure>: its failed verdicts are <flakyFailure>s, and failures is 0", {
+    skip,
+  }, () => {
+    const model = new RunModel();
+    const at = "2026-03-04T05:06:07.000Z";
+    const story = { id: "US-7", title: "Rectified", status: "in-progress" as const, attempts: 0 };
+    const verdict = (gate: string, v: "pass" | "fail", n: number) =>
+      model.apply("gate:verdict", {
+        v: 1,
+        runId: RUN_ID,
+        at,
+        feature: "f",
+        storyId: "US-7",
+        gate,
+        verdict: v,
+        sha: "",
+        tree: `${n}`,
+        attempt: 1,
+        detail: {
+          status: v === "pass" ? "PASS" : "TEST_FAILURE",
+          runner: "node-test",
+          passCount: 1,
+          failCount: v === "pass" ? 0 : 1,
+        },
+      });
+    model.apply("run:start", { runId: RUN_ID, at, feature: "f", totalStories: 1 });
+    model.apply("story:start", { runId: RUN_ID, at, story, tier: "fast" });
+    verdict("verify", "fail", 1);
+    verdict("verify", "pass", 2);
+    verdict("review", "pass", 2);
+    model.apply("story:complete", {
+      runId: RUN_ID,
+      at,
+      story: { ...story, status: "passed", attempts: 1 },
+      metrics: { durationMs: 1000, costUsd: 0, attempts: 1, tier: "fast", agentCalls: 2 },
+    });
+    const file = join(freshDir(), "junit.xml");
+    writeFileSync(file, renderJunit(model));
+    const { ok, output } = validate(file);
+    assert.ok(ok, output);
+    assert.equal(xpath(file, "count(//failure)"), "0");
+    assert.equal(xpath(file, "string(/testsuites/@failures)"), "0");
+    assert.equal(xpath(file, "string(/testsuites/testsuite/@failures)"), "0");
+    assert.equal(xpath(file, "count(//testcase[@name='verify']/flakyFailure)"), "1");
+    assert.equal(
+      xpath(file, "string(//testcase[@name='verify']/flakyFailure/@message)"),
+      "fail (pass 1): TEST_FAILURE · node-test: 1 passed, 1 failed",
+    );
+    assert.equal(xpath(file, "string(//testcase[@name='verify']/flakyFailure/@type)"), "fail");
+  });
+
+  it("the schema holds Surefire's rerun rules: a flakyFailure needs a type and a stackTrace, after any failure", {
+    skip,
+  }, () => {
+    const wrap = (body: string) =>
+      `<testsuites><testsuite name="s" tests="1" failures="0" errors="0"><testcase name="t" classname="c">${body}</testcase></testsuite></testsuites>`;
+    const check = (body: string) => {
+      const file = join(freshDir(), "case.xml");
+      writeFileSync(file, wrap(body));
+      return validate(file).ok;
+    };
+    assert.equal(check('<flakyFailure type="fail"><stackTrace>x</stackTrace></flakyFailure>'), true);
+    assert.equal(check('<flakyFailure type="fail"/>'), false, "no stackTrace");
+    assert.equal(check("<flakyFailure><stackTrace>x</stackTrace></flakyFailure>"), false, "no type");
+    assert.equal(
+      check('<flakyFailure type="f"><stackTrace/></flakyFailure><failure type="f"/>'),
+      false,
+      "failure comes first",
+    );
   });
 
   it("writes to outputFile, relative to the run directory", async () => {
@@ -111,7 +195,7 @@ describe("junit reporter", () => {
     assert.ok(ok, output);
     assert.ok(xml.includes("nul and lone  surrogate 😀"), "the emoji (a valid pair) stays");
     assert.equal(xpath(file, "string(//testsuite[@name='run']/testcase/error/@message)"), "disk full");
-    assert.equal(xpath(file, "string(//testcase[@name='review (pass 1)']/failure/@type)"), "unverified");
+    assert.equal(xpath(file, "string(//testcase[@name='review']/failure/@type)"), "unverified");
     assert.equal(readFileSync(file, "utf8").includes("\u0000"), false);
   });
 });
