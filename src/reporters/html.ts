@@ -1,3 +1,4 @@
+import { dirname, relative, resolve } from "node:path";
 import { duration, escapeMarkup, seconds, usd, verdictSummary } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
 import {
@@ -16,12 +17,14 @@ import type { Reporter, ReporterContext } from "./types.js";
 export default function html(options: unknown, context: ReporterContext): Reporter {
   const { outputFile } = parseOptions(FileOptions("report.html"), options);
   const model = new RunModel();
+  // Links to files in the run directory (agent output) are relative to where the report is.
+  const runDirFromReport = relative(dirname(resolve(context.runDir, outputFile)), context.runDir);
   return {
     onEvent(...args) {
       model.apply(...args);
     },
     onRunEnd() {
-      writeReport(context.runDir, outputFile, renderHtml(model, context.now()));
+      writeReport(context.runDir, outputFile, renderHtml(model, context.now(), runDirFromReport));
     },
   };
 }
@@ -47,7 +50,7 @@ function part(value: Part): string {
   return escapeMarkup(String(value));
 }
 
-export function renderHtml(model: RunModel, generatedAt = new Date()): string {
+export function renderHtml(model: RunModel, generatedAt = new Date(), runDirFromReport = ""): string {
   const c = model.counts();
   const time = model.durationMs();
   const cards = (["passed", "failed", "blocked", "skipped", "paused"] as const)
@@ -74,7 +77,7 @@ ${model.error ? h`<p class="banner failed">Error: ${model.error}</p>` : ""}
 <table class="stories">
 <thead><tr><th>Story</th><th>Status</th><th class="num">Attempts</th><th>Tier</th><th class="num">Duration</th><th class="num">Cost</th><th>Stages</th><th>Gate verdicts</th></tr></thead>
 <tbody>
-${model.list().map(storyRow)}
+${model.list().map((s) => storyRow(s, runDirFromReport))}
 </tbody>
 </table>
 ${model.runVerdicts.length > 0 ? h`<section class="post-run"><h2>Post-run checks</h2>${verdictList(model.runVerdicts)}</section>` : ""}
@@ -86,9 +89,9 @@ ${model.runVerdicts.length > 0 ? h`<section class="post-run"><h2>Post-run checks
   return page.text;
 }
 
-function storyRow(s: StoryRecord): Markup {
+function storyRow(s: StoryRecord, runDirFromReport: string): Markup {
   return h`<tr class="story ${s.status}" id="story-${s.id}">
-<td><span class="id">${s.id}</span><div class="title">${s.title}</div>${s.reason && s.status !== "passed" ? h`<div class="reason">${s.reason}</div>` : ""}</td>
+<td><span class="id">${s.id}</span><div class="title">${s.title}</div>${s.reason && s.status !== "passed" ? h`<div class="reason">${s.reason}</div>` : ""}${sessionLinks(s, runDirFromReport)}</td>
 <td><span class="badge ${s.status}">${s.status}</span></td>
 <td class="num">${s.attempts}</td>
 <td>${s.tier ?? "—"}</td>
@@ -119,6 +122,18 @@ function passTimeline(stages: StageRecord[]): Markup {
     const what = `${s.stage} ${outcome} in ${seconds(s.durationMs)}${s.reason ? `: ${s.reason}` : ""}`;
     return h`<li class="seg ${s.verdict}" style="flex-grow:${grow}" title="${what}"><span class="stage">${s.stage}</span><span class="outcome">${outcome} · ${seconds(s.durationMs)}</span></li>`;
   })}</ol>`;
+}
+
+/** `agent output: implement · rectify`, each a link to what that session printed. */
+function sessionLinks(s: StoryRecord, runDirFromReport: string): Markup | undefined {
+  const kept = s.sessions.filter((session) => session.outputFile);
+  if (kept.length === 0) return undefined;
+  const href = (file: string) =>
+    (runDirFromReport ? `${runDirFromReport}/${file}` : file).split("/").map(encodeURIComponent).join("/");
+  return h`<div class="sessions">agent output: ${kept.map(
+    (session, i) =>
+      h`${i > 0 ? " · " : ""}<a href="${href(session.outputFile as string)}">${session.role}</a>`,
+  )}</div>`;
 }
 
 function verdictList(verdicts: VerdictRecord[]): Markup {
@@ -166,5 +181,6 @@ th{background:var(--bg);font-weight:600;white-space:nowrap}
 .detail{font-size:12px;color:var(--mute);overflow-wrap:anywhere}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;max-height:20em;overflow:auto;margin:4px 0}
 .none{color:var(--mute)}
+.sessions{font-size:12px;color:var(--mute);margin-top:4px}.sessions a{color:#0969da}
 footer{margin-top:24px;color:var(--mute);font-size:12px}
 `;

@@ -54,6 +54,15 @@ export interface StoryRecord {
   stage?: StageName;
   stages: StageRecord[];
   verdicts: VerdictRecord[];
+  /** Its agent sessions, in order, with where each one's output was kept (relative to the run directory). */
+  sessions: SessionRecord[];
+}
+
+export interface SessionRecord {
+  role: string;
+  tier: string;
+  exitCode: number | null;
+  outputFile?: string;
 }
 
 interface Evidence {
@@ -137,6 +146,12 @@ export class RunModel {
         const story = this.story(e.storyId);
         story.costUsd += e.costUsd;
         story.agentCalls += 1;
+        story.sessions.push({
+          role: e.role,
+          tier: e.tier,
+          exitCode: e.exitCode,
+          ...(e.outputFile ? { outputFile: e.outputFile } : {}),
+        });
         break;
       }
       case "escalation:tier-change": {
@@ -237,6 +252,7 @@ export class RunModel {
         agentCalls: 0,
         stages: [],
         verdicts: [],
+        sessions: [],
       };
       this.stories.set(id, record);
     } else if (title) record.title = title;
