@@ -17,7 +17,7 @@ import mittImport, { type Emitter } from "mitt";
 import { createEventBus, type EventBus } from "../src/bus/event-bus.js";
 import { VerdictBook } from "../src/ledger/book.js";
 import type { EventName, EventPayloads } from "../src/model/events.js";
-import { progressLine, stamp } from "../src/reporters/progress-lines.js";
+import { progressLineIn, stamp } from "../src/reporters/progress-lines.js";
 import { RunModel } from "../src/reporters/run-model.js";
 import type { EventArgs } from "../src/reporters/types.js";
 import { wireEventsLog } from "../src/subscribers/events-log.js";
@@ -122,7 +122,7 @@ function runBus(): { bus: EventBus; close(): void } {
     bus.onAny("progress", (type, event) => {
       const args = [type, event] as EventArgs;
       model.apply(...args);
-      const line = progressLine(args, model);
+      const line = progressLineIn(model, ...args);
       if (line !== undefined) sink.write(`${stamp(new Date())}${line}\n`);
     }),
     wireRunLog(bus, logger),

@@ -1,7 +1,7 @@
 import { oneLine } from "../util/text.js";
 import { duration, usd } from "./format.js";
 import { NoOptions, parseOptions } from "./options.js";
-import { progressLine, stamp } from "./progress-lines.js";
+import { progressLineIn, stamp } from "./progress-lines.js";
 import { RunModel, type StoryRecord } from "./run-model.js";
 import type { EventArgs, Reporter, ReporterContext, ReporterStream } from "./types.js";
 
@@ -29,7 +29,7 @@ function plain(context: ReporterContext): Reporter {
   return {
     onEvent(...args) {
       model.apply(...args);
-      const line = progressLine(args, model);
+      const line = progressLineIn(model, ...args);
       if (line !== undefined) context.stdout.write(`${stamp(context.now())}${line}\n`);
     },
   };

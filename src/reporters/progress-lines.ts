@@ -1,17 +1,29 @@
+import type { EventOf } from "../model/events.js";
 import { oneLine } from "../util/text.js";
 import { seconds } from "./format.js";
-import { type RunModel, stageOutcome } from "./run-model.js";
+import { failedBefore, type RunModel, stageOutcome, stageVerdict } from "./run-model.js";
 import type { EventArgs } from "./types.js";
 
 /** `[05:06:07] `: the time of day, UTC, as progress lines start. */
 export const stamp = (at: Date): string => `[${at.toISOString().slice(11, 19)}] `;
 
 /**
- * The plain progress line for an event, without the time stamp, or undefined for events that get none.
- * `model` has already applied the event: a stage's line shows its verdict, which its own exit does not carry.
- * Used by the `default` reporter when it is not drawing a live view.
+ * The progress line for an event, as `progressLine`, where `model` has already applied it: a stage's verdict also
+ * counts the gates judged during the stage (a verify whose test-integrity failed, an inline regression that sends
+ * the pass back). Used by the `default` reporter when it is not drawing a live view.
  */
-export function progressLine([type, e]: EventArgs, model: RunModel): string | undefined {
+export function progressLineIn(model: RunModel, ...args: EventArgs): string | undefined {
+  const [type, e] = args;
+  if (type !== "stage:exit") return progressLine(...args);
+  const record = model.stories.get(e.storyId)?.stages.at(-1);
+  return record ? stageLine(e, record) : progressLine(...args);
+}
+
+/**
+ * The plain progress line for an event, without the time stamp, or undefined for events that get none. A stage's
+ * verdict is read from its exit alone here (what it asked for, and whether it led to rectify or autofix).
+ */
+export function progressLine(...[type, e]: EventArgs): string | undefined {
   switch (type) {
     case "run:start":
       return `run ${e.runId}: feature ${e.feature}, ${e.totalStories} stories`;
@@ -19,10 +31,13 @@ export function progressLine([type, e]: EventArgs, model: RunModel): string | un
       return `${e.story.id} start — ${oneLine(e.story.title)} (tier ${e.tier})`;
     case "stage:exit": {
       const r = e.result;
-      const why = "reason" in r ? `: ${oneLine(r.reason)}` : "";
-      const record = model.stories.get(e.storyId)?.stages.at(-1);
-      const outcome = record ? stageOutcome(record) : r.action;
-      return `${e.storyId} ${e.stage} ${outcome}${why} (${seconds(e.durationMs)})`;
+      const verdict = stageVerdict(r.action, failedBefore(e.next));
+      return stageLine(e, {
+        verdict,
+        action: r.action,
+        ...(e.next ? { next: e.next } : {}),
+        ...(r.action === "retry" ? { fromStage: r.fromStage } : {}),
+      });
     }
     case "verify:result":
       return `${e.storyId} ${e.strategy} tests: ${e.status} (${e.passCount} passed, ${e.failCount} failed, ${e.skipCount} skipped; ${e.runner})${e.reason ? ` — ${oneLine(e.reason)}` : ""}`;
@@ -49,6 +64,12 @@ export function progressLine([type, e]: EventArgs, model: RunModel): string | un
     default:
       return undefined;
   }
+}
+
+/** `US-001 verify fail → rectify (1.5s)`, with the stage's reason when it gave one. */
+function stageLine(e: EventOf<"stage:exit">, record: Parameters<typeof stageOutcome>[0]): string {
+  const why = "reason" in e.result ? `: ${oneLine(e.result.reason)}` : "";
+  return `${e.storyId} ${e.stage} ${stageOutcome(record)}${why} (${seconds(e.durationMs)})`;
 }
 
 /** `1 agent session`, `2 agent sessions`. */

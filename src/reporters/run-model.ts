@@ -130,7 +130,7 @@ export class RunModel {
           pass: Math.max(1, story.attempts),
           ...(story.tier ? { tier: story.tier } : {}),
           stage: e.stage,
-          verdict: stageVerdict(r.action, this.stageFailed.get(e.storyId) === true),
+          verdict: stageVerdict(r.action, this.stageFailed.get(e.storyId) === true || failedBefore(e.next)),
           action: r.action,
           ...(e.next ? { next: e.next } : {}),
           durationMs: e.durationMs,
@@ -300,13 +300,21 @@ export class RunModel {
 
 const PASSING = new Set(["pass", "not-applicable"]);
 
-/** A stage's verdict from what it asked for next and whether a gate it ran failed. */
+/** Rectify and autofix are enabled only by a failure (stages/rectify.ts, autofix.ts): a stage leading to one failed. */
+export const failedBefore = (next: StageName | undefined): boolean =>
+  next === "rectify" || next === "autofix";
+
+/**
+ * A stage's verdict from what it asked for next and whether a gate it ran failed. Going on to rectify or autofix
+ * is a failure too: they run only after a failed verify or review.
+ */
 export function stageVerdict(action: StageAction, gateFailed: boolean): StageVerdict {
   switch (action) {
     case "continue":
       return gateFailed ? "fail" : "pass";
     case "retry":
-      return "retry";
+      // A stage whose gate failed and that sends the pass back (inline regression → rectify) failed.
+      return gateFailed ? "fail" : "retry";
     case "pause":
       return "paused";
     case "skip":

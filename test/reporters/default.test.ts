@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import defaultReporter from "../../src/reporters/default.js";
-import { progressLine, stamp } from "../../src/reporters/progress-lines.js";
+import { progressLine, progressLineIn, stamp } from "../../src/reporters/progress-lines.js";
 import { RunModel } from "../../src/reporters/run-model.js";
 import type { EventArgs, ReporterContext } from "../../src/reporters/types.js";
 import { wireReporters } from "../../src/subscribers/reporters.js";
@@ -54,7 +54,7 @@ describe("default reporter", () => {
     const off = bus.onAny("progress", (type, event) => {
       const args = [type, event] as EventArgs;
       model.apply(...args);
-      const line = progressLine(args, model);
+      const line = progressLineIn(model, ...args);
       if (line !== undefined) progress += `${stamp(ctx.now?.() ?? new Date())}${line}\n`;
     });
     emitSampleRun(bus);
@@ -87,6 +87,48 @@ describe("default reporter", () => {
       lines.at(-1),
       "[05:10:00] run complete: 1 passed, 1 failed, 1 blocked, 0 skipped, 0 paused in 95.0s, cost $0.33",
     );
+  });
+
+  it("reads a stage's verdict from its exit alone too (progressLine, for readers of events.jsonl); the run model adds the gates", () => {
+    const { bus, dispose } = sampleBus(freshDir());
+    const model = new RunModel();
+    const pairs: [string | undefined, string | undefined][] = [];
+    const off = bus.onAny("progress", (type, event) => {
+      const args = [type, event] as EventArgs;
+      model.apply(...args);
+      if (type === "stage:exit") pairs.push([progressLine(...args), progressLineIn(model, ...args)]);
+    });
+    emitSampleRun(bus);
+    // An inline regression that fails sends the pass back to rectify: its exit alone reads as a retry.
+    bus.emit("stage:enter", { storyId: "US-001", stage: "regression" });
+    bus.emit("gate:verdict", {
+      v: 1,
+      feature: "checkout",
+      storyId: "US-001",
+      gate: "regression",
+      verdict: "fail",
+      sha: "",
+      tree: "",
+      attempt: 1,
+      detail: {},
+      runId: RUN_ID,
+      at: "2026-03-04T05:06:07.000Z",
+    });
+    bus.emit("stage:exit", {
+      storyId: "US-001",
+      stage: "regression",
+      result: { action: "retry", fromStage: "rectify", reason: "regression TEST_FAILURE (1 failed)" },
+      durationMs: 1000,
+    });
+    off();
+    dispose();
+    const regression = pairs.pop();
+    for (const [alone, withModel] of pairs) assert.equal(alone, withModel);
+    assert.ok(pairs.some(([line]) => line === "US-002 verify fail → rectify (1.5s)"));
+    assert.deepEqual(regression, [
+      "US-001 regression retry → rectify: regression TEST_FAILURE (1 failed) (1.0s)",
+      "US-001 regression fail → rectify: regression TEST_FAILURE (1 failed) (1.0s)",
+    ]);
   });
 
   it("prints plain lines in a terminal when CI is set or TERM is dumb", async () => {
