@@ -22,6 +22,8 @@ interface Case {
   /** Absent for a pass. */
   outcome?: { kind: ProblemKind; message: string; type?: string; text?: string };
   reruns?: Rerun[];
+  /** The testcase's `<system-out>`. */
+  out?: string;
 }
 
 /**
@@ -49,7 +51,7 @@ export function renderJunit(model: RunModel): string {
   if (model.runVerdicts.length > 0) suites.push(suite("post-run checks", undefined, model));
   if (model.error) {
     suites.push(
-      render("run", `gantry.${model.feature}`, model.startedAt, [
+      render("run", `gantry.${model.feature}`, [
         { name: "run", time: 0, outcome: { kind: "error", message: model.error, type: "run-error" } },
       ]),
     );
@@ -73,18 +75,26 @@ export function renderJunit(model: RunModel): string {
 function suite(name: string, story: StoryRecord | undefined, model: RunModel) {
   const classname = `gantry.${model.feature}.${story?.id ?? "run"}`;
   const cases = gateCases(story ? story.verdicts : model.runVerdicts, story?.status === "passed");
-  if (story) cases.push(outcomeCase(story));
-  const timeline = story?.stages.flatMap((s, i, all) => [
-    ...(s.pass !== all[i - 1]?.pass ? [`pass ${s.pass}${s.tier ? ` (tier ${s.tier})` : ""}:`] : []),
-    `  ${s.stage} ${stageOutcome(s)} (${seconds(s.durationMs)})`,
-  ]);
-  const properties = story && {
-    status: story.status,
-    attempts: String(story.attempts),
-    ...(story.tier ? { tier: story.tier } : {}),
-    costUsd: story.costUsd.toFixed(4),
+  if (story) {
+    // The story's stage timeline goes with how it ended: Surefire has no <system-out> for a whole suite.
+    const timeline = story.stages.flatMap((s, i, all) => [
+      ...(s.pass !== all[i - 1]?.pass ? [`pass ${s.pass}${s.tier ? ` (tier ${s.tier})` : ""}:`] : []),
+      `  ${s.stage} ${stageOutcome(s)} (${seconds(s.durationMs)})`,
+    ]);
+    cases.push({ ...outcomeCase(story), ...(timeline.length > 0 ? { out: timeline.join("\n") } : {}) });
+  }
+  const startedAt = story?.startedAt ?? model.startedAt;
+  const properties = {
+    ...(story && {
+      status: story.status,
+      attempts: String(story.attempts),
+      ...(story.tier ? { tier: story.tier } : {}),
+      costUsd: story.costUsd.toFixed(4),
+    }),
+    // JUnit readers take times without a zone; gantry's are UTC.
+    ...(startedAt ? { startedAt: startedAt.slice(0, 19) } : {}),
   };
-  return render(name, classname, story?.startedAt ?? model.startedAt, cases, properties, timeline);
+  return render(name, classname, cases, properties);
 }
 
 const PASSING = new Set(["pass", "not-applicable"]);
@@ -143,14 +153,11 @@ function outcomeCase(story: StoryRecord): Case {
   return { name: "outcome", time, outcome: { kind: "skipped", message } };
 }
 
-function render(
-  name: string,
-  classname: string,
-  at: string | undefined,
-  cases: Case[],
-  properties?: Record<string, string>,
-  out?: string[],
-) {
+/**
+ * One `<testsuite>` as Surefire's report schema (3.0) has it — no timestamp attribute and no suite-level output;
+ * the start time is a property — inside the `<testsuites>` Jenkins and GitLab read.
+ */
+function render(name: string, classname: string, cases: Case[], properties: Record<string, string> = {}) {
   const count = (kind: string) => cases.filter((c) => c.outcome?.kind === kind).length;
   const counts = {
     tests: cases.length,
@@ -159,12 +166,10 @@ function render(
     skipped: count("skipped"),
   };
   const time = cases.reduce((sum, c) => sum + c.time, 0);
-  // JUnit consumers expect a timestamp without a zone; gantry's are UTC.
-  const stamp = at ? ` timestamp="${at.slice(0, 19)}"` : "";
   const lines = [
-    `  <testsuite name="${x(name)}" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}" time="${time.toFixed(3)}"${stamp}>`,
+    `  <testsuite name="${x(name)}" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}" time="${time.toFixed(3)}">`,
   ];
-  if (properties) {
+  if (Object.keys(properties).length > 0) {
     lines.push("    <properties>");
     for (const [key, value] of Object.entries(properties))
       lines.push(`      <property name="${x(key)}" value="${x(value)}"/>`);
@@ -175,7 +180,7 @@ function render(
     const head = `    <testcase name="${x(c.name)}" classname="${x(classname)}" time="${c.time.toFixed(3)}"`;
     const o = c.outcome;
     const reruns = c.reruns ?? [];
-    if (!o && reruns.length === 0) {
+    if (!o && reruns.length === 0 && c.out === undefined) {
       lines.push(`${head}/>`);
       continue;
     }
@@ -187,9 +192,9 @@ function render(
         `      <${r.kind}${message(r.message)} type="${x(r.type)}"><stackTrace>${x(r.text)}</stackTrace></${r.kind}>`,
       );
     if (o && o.kind !== "failure") lines.push(problem(o, message));
+    if (c.out !== undefined) lines.push(`      <system-out>${x(c.out)}</system-out>`);
     lines.push("    </testcase>");
   }
-  if (out && out.length > 0) lines.push(`    <system-out>${x(out.join("\n"))}</system-out>`);
   lines.push("  </testsuite>");
   return { ...counts, xml: lines.join("\n") };
 }

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
+import { noXmllint, validate, validateEachSuite, xpath } from "../support/junit-schemas.js";
 import {
   baseConfig,
   type CliResult,
@@ -11,14 +11,8 @@ import {
   lastRun,
   makeProject,
   passingTest,
-  REPO,
   story,
 } from "./harness.js";
-
-const XSD = join(REPO, "test", "fixtures", "junit.xsd");
-const noXmllint = spawnSync("xmllint", ["--version"]).error
-  ? "xmllint is not installed (Debian package libxml2-utils)"
-  : false;
 
 /** A module and its test; the test passes only when the module returns 2. */
 const alpha = (value: number): Record<string, string> => ({
@@ -72,18 +66,18 @@ describe("what a run shows and keeps (built CLI)", { concurrency: false }, () =>
     assert.match(run.stderr, new RegExp(`^logs and reports: \\.gantry/runs/${id}$`, "m"));
   });
 
-  it("junit: the rectified story that passed has no <failure>, a flakyFailure, and validates against the schema", {
+  it("junit: the rectified story that passed has no <failure>, a flakyFailure, and validates against the Surefire schema", {
     skip: noXmllint,
   }, () => {
     const file = join(runDir, "junit.xml");
-    const lint = spawnSync("xmllint", ["--noout", "--schema", XSD, file], { encoding: "utf8" });
-    assert.equal(lint.status, 0, lint.stderr);
-    const xpath = (expr: string) =>
-      execFileSync("xmllint", ["--xpath", expr, file], { encoding: "utf8" }).trim();
-    assert.equal(xpath("count(//failure)"), "0");
-    assert.equal(xpath("string(/testsuites/@failures)"), "0");
-    assert.equal(xpath("count(//testcase[@name='verify']/flakyFailure)"), "1");
-    assert.match(xpath("string(//testcase[@name='verify']/flakyFailure/stackTrace)"), /alpha/);
+    const whole = validate(file);
+    assert.ok(whole.ok, whole.output);
+    const surefire = validateEachSuite(file);
+    assert.ok(surefire.ok && surefire.suites === 1, surefire.output);
+    assert.equal(xpath(file, "count(//failure)"), "0");
+    assert.equal(xpath(file, "string(/testsuites/@failures)"), "0");
+    assert.equal(xpath(file, "count(//testcase[@name='verify']/flakyFailure)"), "1");
+    assert.match(xpath(file, "string(//testcase[@name='verify']/flakyFailure/stackTrace)"), /alpha/);
   });
 
   it("each agent session's output is kept under the run directory, linked from agent:end and the HTML report", () => {

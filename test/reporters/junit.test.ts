@@ -1,23 +1,19 @@
 import assert from "node:assert/strict";
-import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import junit, { renderJunit } from "../../src/reporters/junit.js";
 import { RunModel } from "../../src/reporters/run-model.js";
+import {
+  SUREFIRE_XSD,
+  noXmllint as skip,
+  validate,
+  validateEachSuite,
+  xpath,
+} from "../support/junit-schemas.js";
 import { freshDir, RUN_ID, runSample } from "./sample-run.js";
 
-const XSD = new URL("../fixtures/junit.xsd", import.meta.url).pathname;
-const XMLLINT = spawnSync("xmllint", ["--version"]).error ? undefined : "xmllint";
-const skip = XMLLINT ? false : "xmllint is not installed (Debian package libxml2-utils)";
 if (skip) console.log(`# junit reporter: schema checks skipped: ${skip}`);
-
-function validate(file: string): { ok: boolean; output: string } {
-  const r = spawnSync("xmllint", ["--noout", "--schema", XSD, file], { encoding: "utf8" });
-  return { ok: r.status === 0, output: `${r.stdout}${r.stderr}` };
-}
-const xpath = (file: string, expr: string) =>
-  execFileSync("xmllint", ["--xpath", expr, file], { encoding: "utf8" }).trim();
 
 describe("junit reporter", () => {
   it("the schema itself rejects what JUnit consumers reject", { skip }, () => {
@@ -29,6 +25,13 @@ describe("junit reporter", () => {
     const { ok, output } = validate(file);
     assert.equal(ok, false);
     assert.match(output, /classname/);
+    // Surefire's has no timestamp on a suite and no output outside a test case.
+    const suite = join(freshDir(), "suite.xml");
+    writeFileSync(
+      suite,
+      '<testsuite name="s" tests="1" failures="0" errors="0" skipped="0" timestamp="2026-03-04T05:06:07"><testcase name="t" time="0"/></testsuite>',
+    );
+    assert.match(validate(suite, SUREFIRE_XSD).output, /'timestamp' is not allowed/);
   });
 
   it("writes junit.xml in the run directory: one testsuite per story, one testcase per gate, valid against the JUnit schema", {
@@ -80,10 +83,18 @@ describe("junit reporter", () => {
       "blocked: depends on US-002 (failed)",
     );
     assert.equal(xpath(file, "string(//testsuite[1]/properties/property[@name='tier']/@value)"), "fast");
-    assert.match(xpath(file, "string(//testsuite[2]/system-out)"), /rectify retry → verify \(9\.0s\)/);
-    assert.match(xpath(file, "string(//testsuite[2]/system-out)"), /verify fail → rectify \(1\.5s\)/);
-    assert.match(xpath(file, "string(//testsuite[1]/system-out)"), /verify pass → review \(1\.3s\)/);
-    assert.equal(xpath(file, "string(//testsuite[1]/@timestamp)"), "2026-03-04T05:06:10");
+    const timeline = (suite: number) =>
+      xpath(file, `string(//testsuite[${suite}]/testcase[@name='outcome']/system-out)`);
+    assert.match(timeline(2), /rectify retry → verify \(9\.0s\)/);
+    assert.match(timeline(2), /verify fail → rectify \(1\.5s\)/);
+    assert.match(timeline(1), /verify pass → review \(1\.3s\)/);
+    assert.equal(
+      xpath(file, "string(//testsuite[1]/properties/property[@name='startedAt']/@value)"),
+      "2026-03-04T05:06:10",
+    );
+    const surefire = validateEachSuite(file);
+    assert.ok(surefire.ok, surefire.output);
+    assert.equal(surefire.suites, 3);
   });
 
   it("a story that passed after rectify has no <failure>: its failed verdicts are <flakyFailure>s, and failures is 0", {
@@ -135,9 +146,11 @@ describe("junit reporter", () => {
       "fail (pass 1): TEST_FAILURE · node-test: 1 passed, 1 failed",
     );
     assert.equal(xpath(file, "string(//testcase[@name='verify']/flakyFailure/@type)"), "fail");
+    const surefire = validateEachSuite(file);
+    assert.ok(surefire.ok, surefire.output);
   });
 
-  it("the schema holds Surefire's rerun rules: a flakyFailure needs a type and a stackTrace, after any failure", {
+  it("both schemas hold Surefire's rerun rules: a flakyFailure needs a type and a stackTrace, after any failure", {
     skip,
   }, () => {
     const wrap = (body: string) =>
@@ -145,7 +158,14 @@ describe("junit reporter", () => {
     const check = (body: string) => {
       const file = join(freshDir(), "case.xml");
       writeFileSync(file, wrap(body));
-      return validate(file).ok;
+      const one = join(freshDir(), "suite.xml");
+      writeFileSync(
+        one,
+        `<testsuite name="s" tests="1" failures="0" errors="0" skipped="0"><testcase name="t" time="0">${body}</testcase></testsuite>`,
+      );
+      const [jenkins, surefire] = [validate(file).ok, validate(one, SUREFIRE_XSD).ok];
+      assert.equal(jenkins, surefire, `the two schemas disagree on ${body}`);
+      return surefire;
     };
     assert.equal(check('<flakyFailure type="fail"><stackTrace>x</stackTrace></flakyFailure>'), true);
     assert.equal(check('<flakyFailure type="fail"/>'), false, "no stackTrace");
@@ -197,5 +217,7 @@ describe("junit reporter", () => {
     assert.equal(xpath(file, "string(//testsuite[@name='run']/testcase/error/@message)"), "disk full");
     assert.equal(xpath(file, "string(//testcase[@name='review']/failure/@type)"), "unverified");
     assert.equal(readFileSync(file, "utf8").includes("\u0000"), false);
+    const surefire = validateEachSuite(file);
+    assert.ok(surefire.ok, surefire.output);
   });
 });
