@@ -17,7 +17,8 @@ import mittImport, { type Emitter } from "mitt";
 import { createEventBus, type EventBus } from "../src/bus/event-bus.js";
 import { VerdictBook } from "../src/ledger/book.js";
 import type { EventName, EventPayloads } from "../src/model/events.js";
-import { progressLine, stamp } from "../src/reporters/progress-lines.js";
+import { progressLineIn, stamp } from "../src/reporters/progress-lines.js";
+import { RunModel } from "../src/reporters/run-model.js";
 import type { EventArgs } from "../src/reporters/types.js";
 import { wireEventsLog } from "../src/subscribers/events-log.js";
 import { wireLedger } from "../src/subscribers/ledger.js";
@@ -113,12 +114,15 @@ function runBus(): { bus: EventBus; close(): void } {
   const logger = createRunLogger(runDir, "bench");
   const bus = createEventBus({ runId: "bench", onFault: ({ error }) => console.error(error) });
   const sink = nullStream();
+  const model = new RunModel();
   const offs = [
     wireLedger(bus, { runDir, feature: "bench", verdicts: new VerdictBook(), key: randomBytes(32) }),
     wireEventsLog(bus, { runDir }),
-    // The default reporter's lines outside a terminal, without the run model it keeps for its summary.
+    // The default reporter's lines outside a terminal, with the run model it keeps for stage verdicts.
     bus.onAny("progress", (type, event) => {
-      const line = progressLine(...([type, event] as EventArgs));
+      const args = [type, event] as EventArgs;
+      model.apply(...args);
+      const line = progressLineIn(model, ...args);
       if (line !== undefined) sink.write(`${stamp(new Date())}${line}\n`);
     }),
     wireRunLog(bus, logger),

@@ -29,6 +29,7 @@ program
     ]),
   )
   .option("--json", "print only the machine-readable summary, on stdout")
+  .option("--silent", "no progress in the terminal (file reporters still write)")
   .action(async (options) => exit(await (await import("./cli/run.js")).runCommand(options)));
 
 program
@@ -47,6 +48,14 @@ program
   .option("--dir <path>", "the project root", ".")
   .option("--json", "machine-readable output")
   .action(async (options) => exit(await (await import("./cli/status.js")).statusCommand(options)));
+
+program
+  .command("runs")
+  .description("list the runs: start, feature, status, stories passed and failed, cost, directory")
+  .option("-f, --feature <name>", "only this feature's runs")
+  .option("--dir <path>", "the project root", ".")
+  .option("--json", "machine-readable output, on stdout")
+  .action(async (options) => exit(await (await import("./cli/runs.js")).runsCommand(options)));
 
 program
   .command("schema")

@@ -23,6 +23,8 @@ export interface PromptInput {
   findings?: ReviewCheck[];
   /** `agent.maxPromptChars`. */
   maxChars?: number;
+  /** The story was left in flight by an earlier run (interrupted or killed): its work is in the tree. */
+  resumed?: boolean;
 }
 
 export const DEFAULT_MAX_PROMPT_CHARS = 60_000;
@@ -68,6 +70,7 @@ export function buildPrompt(input: PromptInput): string {
       text: `## Acceptance criteria\n\n${story.acceptanceCriteria.map((c) => `- ${c}`).join("\n")}\n`,
     });
   }
+  if (input.resumed) sections.push({ text: RESUMED });
   const deps = dependencyLines(story, input.dependencies);
   if (deps.length > 0) {
     const heading = "## Dependencies (done before this story)\n\n";
@@ -125,6 +128,10 @@ function autofixSections(input: PromptInput): Section[] {
   }
   return out;
 }
+
+const RESUMED =
+  "## Earlier work\n\nAn earlier run was stopped while working on this story. What it changed is already in the " +
+  "working tree (see `git status` and `git diff`): continue from it rather than starting over.\n";
 
 function instructions(role: AgentRole): string {
   const common = "Leave your changes uncommitted: gantry runs the checks on the working tree and commits.";

@@ -1,12 +1,15 @@
-import { join, relative } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import { InputError } from "../config/input-error.js";
 import { CONFIG_PATH, loadConfig } from "../config/loader.js";
 import type { Config } from "../config/schema.js";
 import { EXIT } from "../model/exit-codes.js";
+import type { RunSummary } from "../model/run.js";
 import { loadPrd, readPrdRaw } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { killRunProcesses } from "../process/leftovers.js";
+import type { ResolvedReporter } from "../reporters/loader.js";
 import { featurePrdPath, projectRoot } from "./project.js";
+import { featureStatus } from "./status.js";
 
 export interface RunCommandOptions {
   feature: string;
@@ -17,11 +20,35 @@ export interface RunCommandOptions {
   regression?: "inline" | "deferred" | "off";
   reporter: string[];
   json?: boolean;
+  silent?: boolean;
 }
 
-/** `gantry run`: validates everything before anything runs, then hands over to the run lifecycle. */
+/**
+ * `gantry run`: validates everything before anything runs, then hands over to the run lifecycle. However it
+ * ends, the run directory is printed (on stderr) once it exists; with --json the outcome, or the error, is JSON.
+ */
 export async function runCommand(options: RunCommandOptions): Promise<number> {
+  const facts: RunFacts = {};
+  try {
+    return await runFeatureCommand(options, facts);
+  } catch (error) {
+    if (options.json) printJson(runJsonOf(options.feature, facts, error));
+    throw error;
+  } finally {
+    if (facts.runDir) process.stderr.write(`logs and reports: ${shown(facts.runDir)}\n`);
+  }
+}
+
+interface RunFacts {
+  runId?: string;
+  runDir?: string;
+  summary?: RunSummary;
+  root?: string;
+}
+
+async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): Promise<number> {
   const root = projectRoot(options.dir);
+  facts.root = root;
   const config = loadConfig(root, { regressionMode: options.regression });
   const { path, display } = featurePrdPath(root, options.feature);
   const prd = loadPrd(path, display);
@@ -44,6 +71,7 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
     if (interrupts > 1) {
       // Forced: no time for the orderly stop; still take every process of the run down with us.
       if (process.env.GANTRY_RUN_ID) killRunProcesses(process.env.GANTRY_RUN_ID);
+      if (facts.runDir) process.stderr.write(`logs and reports: ${shown(facts.runDir)}\n`);
       process.exit(EXIT.interrupted);
     }
     process.stderr.write(
@@ -54,12 +82,9 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   const { runFeature } = await import("../pipeline/run.js");
-  const { plugins, reporters } = await checkBeforeRun(
-    root,
-    config,
-    { feature: options.feature, path, display },
-    options,
-  );
+  const preflight = await checkBeforeRun(root, config, { feature: options.feature, path, display }, options);
+  const { plugins } = preflight;
+  const reporters = await withTerminalReporter(preflight.reporters, root, config.reporters, options);
   try {
     const code = await runFeature({
       root,
@@ -72,16 +97,15 @@ export async function runCommand(options: RunCommandOptions): Promise<number> {
       reporters,
       plugins,
       warn: (line) => process.stderr.write(`${line}\n`),
+      onStart: (run) => Object.assign(facts, run),
+      onSummary: (summary) => Object.assign(facts, { summary }),
     });
-    if (options.json) {
-      const final = loadPrd(path, display);
-      const stories = final.userStories.map((s) => ({
-        id: s.id,
-        title: s.title,
-        status: s.status ?? (s.passes ? "passed" : "pending"),
-      }));
-      process.stdout.write(`${JSON.stringify({ feature: options.feature, exitCode: code, stories })}\n`);
-    }
+    if (options.json)
+      printJson({
+        ...featureStatus(root, options.feature),
+        ...runJsonOf(options.feature, facts),
+        exitCode: code,
+      });
     return code;
   } finally {
     process.off("SIGINT", onSignal);
@@ -139,4 +163,52 @@ async function checkBeforeRun(
     throw last;
   }
   return report;
+}
+
+/**
+ * File reporters add to the terminal's progress, they do not replace it: `default` joins them unless a reporter
+ * that writes to the terminal (`default`, `json`) is named, or --silent, or --json (stdout is the summary's).
+ */
+async function withTerminalReporter(
+  resolved: ResolvedReporter[],
+  root: string,
+  configured: Config["reporters"],
+  options: RunCommandOptions,
+): Promise<ResolvedReporter[]> {
+  const named = options.reporter.length > 0 ? options.reporter : configured;
+  const terminal = named.some((entry) => {
+    const spec = typeof entry === "string" ? entry : entry[0];
+    return spec === "default" || spec === "json";
+  });
+  if (options.json || options.silent || terminal) return resolved;
+  const { CLI_ORIGIN, resolveReporters } = await import("../reporters/loader.js");
+  return [...(await resolveReporters(["default"], root, CLI_ORIGIN)), ...resolved];
+}
+
+/** What `run --json` adds to the feature's status: the run, its summary and cost, or the error that stopped it. */
+function runJsonOf(feature: string, facts: RunFacts, error?: unknown) {
+  const failure = error as { name?: string; message?: string } | undefined;
+  const bad = failure?.name === "InputError";
+  return {
+    feature,
+    runId: facts.runId ?? null,
+    runDir: facts.runDir ?? null,
+    ...(facts.summary ? { summary: facts.summary, costUsd: facts.summary.costUsd } : {}),
+    ...(error !== undefined
+      ? {
+          exitCode: bad ? EXIT.badInput : EXIT.internal,
+          error: { code: bad ? "BAD_INPUT" : "INTERNAL", message: failure?.message ?? String(error) },
+        }
+      : {}),
+  };
+}
+
+function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value)}\n`);
+}
+
+/** A path relative to the working directory when it is below it, else as it is. */
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
 }

@@ -10,21 +10,7 @@ export async function statusCommand(options: {
 }): Promise<number> {
   const root = projectRoot(options.dir);
   const features = options.feature ? [options.feature] : listFeatures(root);
-  const report = features.map((feature) => {
-    const { path, display } = featurePrdPath(root, feature);
-    const prd = loadPrd(path, display);
-    return {
-      feature,
-      stories: prd.userStories.map((s) => ({
-        id: s.id,
-        title: s.title,
-        status: statusOf(s),
-        attempts: s.attempts ?? 0,
-        ...(typeof s.costUsd === "number" ? { costUsd: s.costUsd } : {}),
-        ...(typeof s.failureReason === "string" ? { reason: s.failureReason } : {}),
-      })),
-    };
-  });
+  const report = features.map((feature) => featureStatus(root, feature));
   if (options.json) {
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;
@@ -41,4 +27,21 @@ export async function statusCommand(options: {
     }
   }
   return 0;
+}
+
+/** One feature as `status --json` shows it (and `run --json`, with the run's facts added). */
+export function featureStatus(root: string, feature: string) {
+  const { path, display } = featurePrdPath(root, feature);
+  const prd = loadPrd(path, display);
+  return {
+    feature,
+    stories: prd.userStories.map((s) => ({
+      id: s.id,
+      title: s.title,
+      status: statusOf(s),
+      attempts: s.attempts ?? 0,
+      ...(typeof s.costUsd === "number" ? { costUsd: s.costUsd } : {}),
+      ...(typeof s.failureReason === "string" ? { reason: s.failureReason } : {}),
+    })),
+  };
 }

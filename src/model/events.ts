@@ -51,9 +51,13 @@ export interface EventPayloads {
     durationMs: number;
     /** This exit ends the pass at MAX_STAGE_RETRIES: a retry past the limit, or a stage with none left. */
     retryLimit?: { max: number };
+    /** On `continue`: the stage that runs next (absent after the last one). */
+    next?: StageName;
   };
   "agent:start": AgentCall;
   "agent:end": AgentCall & {
+    /** What the session printed (bounded, redacted), relative to the run directory. */
+    outputFile?: string;
     exitCode: number | null;
     durationMs: number;
     costUsd: number;

@@ -2,6 +2,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { GitRepo } from "../git/repo.js";
 import { saveStoryPatch } from "../prd/save.js";
+import type { Prd } from "../prd/story.js";
 import { type RunStateData, readRunState } from "../runs/run-state.js";
 
 /** The newest earlier run of this feature, if any. */
@@ -42,4 +43,20 @@ export async function reconcile(
 /** An earlier run that did not finish leaves its story's work in the tree; resuming it is not a dirty start. */
 export function isResumable(previous: RunStateData | undefined): boolean {
   return previous !== undefined && previous.status !== "complete";
+}
+
+/**
+ * `resuming run 20260304-050607-ab12 (interrupted) at US-002: …`, for a run that follows one that did not finish:
+ * which run, and which story was left in flight (paused by an interruption, or in progress when it was killed).
+ */
+export function resumeNote(previous: RunStateData | undefined, prd: Prd): string | undefined {
+  if (!isResumable(previous) || !previous) return undefined;
+  const inFlight = prd.userStories
+    .filter((s) => s.status === "paused" || s.status === "in-progress")
+    .map((s) => s.id);
+  const at = inFlight.length > 0 ? ` at ${inFlight.join(", ")}` : "";
+  const work =
+    inFlight.length > 0 ? "; the work done so far is still in the working tree and is built on" : "";
+  const how = previous.status === "running" ? "stopped without finishing" : previous.status;
+  return `resuming run ${previous.runId} (${how})${at}${work}`;
 }

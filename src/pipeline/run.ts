@@ -9,6 +9,7 @@ import { selectStories } from "../prd/select.js";
 import { summarize } from "../prd/story.js";
 import { killRunProcesses } from "../process/leftovers.js";
 import { createReporters, type ResolvedReporter } from "../reporters/loader.js";
+import type { RunStateData } from "../runs/run-state.js";
 import type { CostTotals, RunContext } from "../stages/context.js";
 import { acceptance } from "../stages/post-run/acceptance.js";
 import {
@@ -19,7 +20,7 @@ import {
 import { totalCostBasis } from "../subscribers/cost-log.js";
 import { wireSubscribers } from "../subscribers/index.js";
 import { acquireLock } from "./lock.js";
-import { isResumable, previousRun, reconcile } from "./resume.js";
+import { isResumable, previousRun, reconcile, resumeNote } from "./resume.js";
 import { runErrorCode } from "./run-error.js";
 import { createRunContext } from "./run-setup.js";
 import { executeStory, type StoryOutcome } from "./story-executor.js";
@@ -37,6 +38,10 @@ export interface RunOptions {
   /** Plugins the pre-flight loaded; loaded here when absent. */
   plugins?: PluginSet;
   warn: (line: string) => void;
+  /** Told the run's id and directory as soon as they exist, so they can be shown however the run ends. */
+  onStart?: (run: { runId: string; runDir: string }) => void;
+  /** Told the summary `run:complete` carries. */
+  onSummary?: (summary: RunSummary) => void;
 }
 
 interface Walk {
@@ -50,9 +55,10 @@ interface Walk {
 export async function runFeature(options: RunOptions): Promise<number> {
   const release = acquireLock(options.root);
   try {
-    await checkStart(options);
+    const previous = await checkStart(options);
     const prd = loadPrd(options.prdPath);
     const { run, closeLog } = await createRunContext({ ...options, prd });
+    options.onStart?.({ runId: run.runId, runDir: run.runDir });
     const reporters = await createReporters(options.reporters, {
       root: run.root,
       runDir: run.runDir,
@@ -60,6 +66,11 @@ export async function runFeature(options: RunOptions): Promise<number> {
       stderr: process.stderr,
     });
     const unwire = wireSubscribers(run.bus, { ...run, warn: options.warn, reporters });
+    const resuming = resumeNote(previous, prd);
+    if (resuming) {
+      options.warn(`gantry: ${resuming}`);
+      run.bus.emit("run:resume", { reason: resuming });
+    }
     const started = performance.now();
     const walk: Walk = { outcomes: [], postRunFailures: [] };
     try {
@@ -85,7 +96,8 @@ export async function runFeature(options: RunOptions): Promise<number> {
   }
 }
 
-async function checkStart(options: RunOptions): Promise<void> {
+/** The earlier run of this feature, when it did not finish (its story's work is still in the tree). */
+async function checkStart(options: RunOptions): Promise<RunStateData | undefined> {
   const git = await openRepo(options.root);
   const previous = previousRun(options.root, options.feature);
   if (isResumable(previous) && previous) {
@@ -112,6 +124,7 @@ async function checkStart(options: RunOptions): Promise<void> {
       `uncommitted changes (${list}); commit or stash them, or pass --allow-dirty`,
     );
   }
+  return isResumable(previous) ? previous : undefined;
 }
 
 async function walkStories(run: RunContext, options: RunOptions, walk: Walk): Promise<void> {
@@ -179,6 +192,7 @@ function finish(run: RunContext, options: RunOptions, walk: Walk, durationMs: nu
     run.state.update({ status, currentStory: undefined });
   }
   run.bus.emit("run:complete", { summary, exitCode });
+  options.onSummary?.(summary);
   return exitCode;
 }
 

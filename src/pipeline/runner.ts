@@ -49,12 +49,15 @@ export async function runStages(
     }
     const overLimit = result.action === "retry" && retries + 1 > maxStageRetries;
     const retryLimit = overLimit || (result.action === "fail" && result.retryLimit === true);
+    const next =
+      result.action === "continue" ? stages.slice(index + 1).find((s) => s.enabled(ctx)) : undefined;
     bus.emit("stage:exit", {
       storyId,
       stage: stage.name,
       result,
       durationMs: Math.round(performance.now() - started),
       ...(retryLimit ? { retryLimit: { max: maxStageRetries } } : {}),
+      ...(next ? { next: next.name } : {}),
     });
     if (result.action === "continue") {
       index += 1;

@@ -51,6 +51,9 @@ export async function executeStory(
     autofixAttempts: 0,
     agentCalls: 0,
     costUsd: 0,
+    ...(story.status === "paused" || story.status === "in-progress"
+      ? { resumedPass: (story.attempts ?? 0) + 1 }
+      : {}),
   };
   run.state.update({ currentStory: story.id });
   stories.update(story.id, { status: "in-progress" });

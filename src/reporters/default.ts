@@ -1,8 +1,7 @@
-import { relative } from "node:path";
 import { oneLine } from "../util/text.js";
 import { duration, usd } from "./format.js";
 import { NoOptions, parseOptions } from "./options.js";
-import { progressLine, stamp } from "./progress-lines.js";
+import { progressLineIn, stamp } from "./progress-lines.js";
 import { RunModel, type StoryRecord } from "./run-model.js";
 import type { EventArgs, Reporter, ReporterContext, ReporterStream } from "./types.js";
 
@@ -26,9 +25,11 @@ export function isLive(stdout: ReporterStream, env: ReporterContext["env"]): boo
 }
 
 function plain(context: ReporterContext): Reporter {
+  const model = new RunModel();
   return {
     onEvent(...args) {
-      const line = progressLine(...args);
+      model.apply(...args);
+      const line = progressLineIn(model, ...args);
       if (line !== undefined) context.stdout.write(`${stamp(context.now())}${line}\n`);
     },
   };
@@ -101,13 +102,13 @@ function live(context: ReporterContext): Reporter {
         clearInterval(timer);
         ended = true;
       }
-      redraw(settled(args, model, paint, context));
+      redraw(settled(args, model, paint));
     },
   };
 }
 
 /** The lines that stay on screen for an event: finished stories, escalations, the run's end. */
-function settled(args: EventArgs, model: RunModel, paint: Palette, context: ReporterContext): string[] {
+function settled(args: EventArgs, model: RunModel, paint: Palette): string[] {
   const [type, e] = args;
   const facts = (s: StoryRecord) =>
     paint.dim(
@@ -139,14 +140,9 @@ function settled(args: EventArgs, model: RunModel, paint: Palette, context: Repo
       return [paint.yellow(`⏸ run paused: ${oneLine(e.reason)}`)];
     case "run:error":
       return [paint.red(`✗ run error: ${oneLine(e.error.message)}`)];
-    case "run:complete": {
-      const where = relative(context.root, context.runDir) || context.runDir;
-      return [
-        "",
-        `${tally(model)} · ${duration(e.summary.durationMs)} · ${usd(e.summary.costUsd)}`,
-        paint.dim(`logs and reports: ${where}`),
-      ];
-    }
+    // The run directory follows from gantry itself, on every exit (cli/run.ts).
+    case "run:complete":
+      return ["", `${tally(model)} · ${duration(e.summary.durationMs)} · ${usd(e.summary.costUsd)}`];
     default:
       return [];
   }

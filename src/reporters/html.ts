@@ -1,6 +1,13 @@
+import { dirname, relative, resolve } from "node:path";
 import { duration, escapeMarkup, seconds, usd, verdictSummary } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
-import { RunModel, type StageRecord, type StoryRecord, type VerdictRecord } from "./run-model.js";
+import {
+  RunModel,
+  type StageRecord,
+  type StoryRecord,
+  stageOutcome,
+  type VerdictRecord,
+} from "./run-model.js";
 import type { Reporter, ReporterContext } from "./types.js";
 
 /**
@@ -10,12 +17,14 @@ import type { Reporter, ReporterContext } from "./types.js";
 export default function html(options: unknown, context: ReporterContext): Reporter {
   const { outputFile } = parseOptions(FileOptions("report.html"), options);
   const model = new RunModel();
+  // Links to files in the run directory (agent output) are relative to where the report is.
+  const runDirFromReport = relative(dirname(resolve(context.runDir, outputFile)), context.runDir);
   return {
     onEvent(...args) {
       model.apply(...args);
     },
     onRunEnd() {
-      writeReport(context.runDir, outputFile, renderHtml(model, context.now()));
+      writeReport(context.runDir, outputFile, renderHtml(model, context.now(), runDirFromReport));
     },
   };
 }
@@ -41,7 +50,7 @@ function part(value: Part): string {
   return escapeMarkup(String(value));
 }
 
-export function renderHtml(model: RunModel, generatedAt = new Date()): string {
+export function renderHtml(model: RunModel, generatedAt = new Date(), runDirFromReport = ""): string {
   const c = model.counts();
   const time = model.durationMs();
   const cards = (["passed", "failed", "blocked", "skipped", "paused"] as const)
@@ -68,7 +77,7 @@ ${model.error ? h`<p class="banner failed">Error: ${model.error}</p>` : ""}
 <table class="stories">
 <thead><tr><th>Story</th><th>Status</th><th class="num">Attempts</th><th>Tier</th><th class="num">Duration</th><th class="num">Cost</th><th>Stages</th><th>Gate verdicts</th></tr></thead>
 <tbody>
-${model.list().map(storyRow)}
+${model.list().map((s) => storyRow(s, runDirFromReport))}
 </tbody>
 </table>
 ${model.runVerdicts.length > 0 ? h`<section class="post-run"><h2>Post-run checks</h2>${verdictList(model.runVerdicts)}</section>` : ""}
@@ -80,9 +89,9 @@ ${model.runVerdicts.length > 0 ? h`<section class="post-run"><h2>Post-run checks
   return page.text;
 }
 
-function storyRow(s: StoryRecord): Markup {
+function storyRow(s: StoryRecord, runDirFromReport: string): Markup {
   return h`<tr class="story ${s.status}" id="story-${s.id}">
-<td><span class="id">${s.id}</span><div class="title">${s.title}</div>${s.reason && s.status !== "passed" ? h`<div class="reason">${s.reason}</div>` : ""}</td>
+<td><span class="id">${s.id}</span><div class="title">${s.title}</div>${s.reason && s.status !== "passed" ? h`<div class="reason">${s.reason}</div>` : ""}${sessionLinks(s, runDirFromReport)}</td>
 <td><span class="badge ${s.status}">${s.status}</span></td>
 <td class="num">${s.attempts}</td>
 <td>${s.tier ?? "—"}</td>
@@ -109,9 +118,22 @@ function passTimeline(stages: StageRecord[]): Markup {
   const total = stages.reduce((sum, s) => sum + s.durationMs, 0) || 1;
   return h`<ol class="timeline">${stages.map((s) => {
     const grow = Math.max(1, Math.round((s.durationMs / total) * 100));
-    const what = `${s.stage} → ${s.action}${s.fromStage ? ` from ${s.fromStage}` : ""} in ${seconds(s.durationMs)}${s.reason ? `: ${s.reason}` : ""}`;
-    return h`<li class="seg ${s.action}" style="flex-grow:${grow}" title="${what}"><span class="stage">${s.stage}</span><span class="outcome">${s.action}${s.fromStage ? h` → ${s.fromStage}` : ""} · ${seconds(s.durationMs)}</span></li>`;
+    const outcome = stageOutcome(s);
+    const what = `${s.stage} ${outcome} in ${seconds(s.durationMs)}${s.reason ? `: ${s.reason}` : ""}`;
+    return h`<li class="seg ${s.verdict}" style="flex-grow:${grow}" title="${what}"><span class="stage">${s.stage}</span><span class="outcome">${outcome} · ${seconds(s.durationMs)}</span></li>`;
   })}</ol>`;
+}
+
+/** `agent output: implement · rectify`, each a link to what that session printed. */
+function sessionLinks(s: StoryRecord, runDirFromReport: string): Markup | undefined {
+  const kept = s.sessions.filter((session) => session.outputFile);
+  if (kept.length === 0) return undefined;
+  const href = (file: string) =>
+    (runDirFromReport ? `${runDirFromReport}/${file}` : file).split("/").map(encodeURIComponent).join("/");
+  return h`<div class="sessions">agent output: ${kept.map(
+    (session, i) =>
+      h`${i > 0 ? " · " : ""}<a href="${href(session.outputFile as string)}">${session.role}</a>`,
+  )}</div>`;
 }
 
 function verdictList(verdicts: VerdictRecord[]): Markup {
@@ -123,7 +145,7 @@ function verdictList(verdicts: VerdictRecord[]): Markup {
 }
 
 const CSS = `
-:root{--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--esc:#8250df;--mute:#6e7781;--line:#d0d7de;--bg:#f6f8fa;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328}
+:root{--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--mute:#6e7781;--line:#d0d7de;--bg:#f6f8fa;font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1f2328}
 body{margin:0;padding:24px 32px}
 h1{margin:0 0 4px;font-size:22px}
 h2{font-size:17px;margin:24px 0 8px}
@@ -149,8 +171,8 @@ th{background:var(--bg);font-weight:600;white-space:nowrap}
 .timeline{display:flex;flex-wrap:wrap;gap:2px;list-style:none;padding:0;margin:0;min-width:260px}
 .seg{min-width:5.5em;padding:2px 6px;border-radius:3px;color:#fff;font-size:11px;line-height:1.3;background:var(--mute)}
 .seg .stage{display:block;font-weight:600}
-.seg.continue{background:var(--ok)}.seg.retry{background:var(--warn)}.seg.escalate{background:var(--esc)}
-.seg.fail{background:var(--bad)}.seg.pause{background:#0969da}
+.seg.pass{background:var(--ok)}.seg.retry{background:var(--warn)}.seg.fail{background:var(--bad)}
+.seg.paused{background:#0969da}
 .verdicts{list-style:none;padding:0;margin:0;min-width:240px}
 .verdict{border-left:4px solid var(--mute);padding:2px 8px;margin-bottom:4px;background:var(--bg)}
 .verdict.pass{border-color:var(--ok)}.verdict.fail{border-color:var(--bad)}.verdict.unverified{border-color:var(--warn)}
@@ -159,5 +181,6 @@ th{background:var(--bg);font-weight:600;white-space:nowrap}
 .detail{font-size:12px;color:var(--mute);overflow-wrap:anywhere}
 pre{white-space:pre-wrap;overflow-wrap:anywhere;max-height:20em;overflow:auto;margin:4px 0}
 .none{color:var(--mute)}
+.sessions{font-size:12px;color:var(--mute);margin-top:4px}.sessions a{color:#0969da}
 footer{margin-top:24px;color:var(--mute);font-size:12px}
 `;

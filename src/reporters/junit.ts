@@ -1,21 +1,37 @@
 import { oneLine, truncate } from "../util/text.js";
 import { seconds, verdictSummary, escapeMarkup as x } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
-import { RunModel, type StoryRecord, type VerdictRecord } from "./run-model.js";
+import { RunModel, type StoryRecord, stageOutcome, type VerdictRecord } from "./run-model.js";
 import type { Reporter, ReporterContext } from "./types.js";
 
 const MAX_MESSAGE = 1000;
+
+type ProblemKind = "failure" | "skipped" | "error";
+
+/** An earlier failing run of a test: `rerunFailure` when the test still failed in the end, `flakyFailure` when it passed. */
+interface Rerun {
+  kind: "rerunFailure" | "flakyFailure";
+  message: string;
+  type: string;
+  text: string;
+}
 
 interface Case {
   name: string;
   time: number;
   /** Absent for a pass. */
-  outcome?: { kind: "failure" | "skipped" | "error"; message: string; type?: string; text?: string };
+  outcome?: { kind: ProblemKind; message: string; type?: string; text?: string };
+  reruns?: Rerun[];
+  /** The testcase's `<system-out>`. */
+  out?: string;
 }
 
 /**
  * `<runDir>/junit.xml` (or `outputFile`, relative to the run directory): one testsuite per story, one testcase per
- * gate verdict plus an `outcome` testcase for how the story ended, in the Jenkins / Surefire JUnit format.
+ * gate plus an `outcome` testcase for how the story ended, in the Jenkins / Surefire JUnit format. A gate judged
+ * more than once (rectify, a new tier) follows Surefire's rerun convention: in a story that passed, its failed
+ * verdicts are `<flakyFailure>`s (no `<failure>`: the story is done); in one that did not, the latest failure is
+ * the `<failure>` and the earlier ones `<rerunFailure>`s.
  */
 export default function junit(options: unknown, context: ReporterContext): Reporter {
   const { outputFile } = parseOptions(FileOptions("junit.xml"), options);
@@ -35,7 +51,7 @@ export function renderJunit(model: RunModel): string {
   if (model.runVerdicts.length > 0) suites.push(suite("post-run checks", undefined, model));
   if (model.error) {
     suites.push(
-      render("run", `gantry.${model.feature}`, model.startedAt, [
+      render("run", `gantry.${model.feature}`, [
         { name: "run", time: 0, outcome: { kind: "error", message: model.error, type: "run-error" } },
       ]),
     );
@@ -58,40 +74,69 @@ export function renderJunit(model: RunModel): string {
 
 function suite(name: string, story: StoryRecord | undefined, model: RunModel) {
   const classname = `gantry.${model.feature}.${story?.id ?? "run"}`;
-  const cases = verdictCases(story ? story.verdicts : model.runVerdicts);
-  if (story) cases.push(outcomeCase(story));
-  const timeline = story?.stages.flatMap((s, i, all) => [
-    ...(s.pass !== all[i - 1]?.pass ? [`pass ${s.pass}${s.tier ? ` (tier ${s.tier})` : ""}:`] : []),
-    `  ${s.stage} → ${s.action}${s.fromStage ? ` from ${s.fromStage}` : ""} (${seconds(s.durationMs)})`,
-  ]);
-  const properties = story && {
-    status: story.status,
-    attempts: String(story.attempts),
-    ...(story.tier ? { tier: story.tier } : {}),
-    costUsd: story.costUsd.toFixed(4),
+  const cases = gateCases(story ? story.verdicts : model.runVerdicts, story?.status === "passed");
+  if (story) {
+    // The story's stage timeline goes with how it ended: Surefire has no <system-out> for a whole suite.
+    const timeline = story.stages.flatMap((s, i, all) => [
+      ...(s.pass !== all[i - 1]?.pass ? [`pass ${s.pass}${s.tier ? ` (tier ${s.tier})` : ""}:`] : []),
+      `  ${s.stage} ${stageOutcome(s)} (${seconds(s.durationMs)})`,
+    ]);
+    cases.push({ ...outcomeCase(story), ...(timeline.length > 0 ? { out: timeline.join("\n") } : {}) });
+  }
+  const startedAt = story?.startedAt ?? model.startedAt;
+  const properties = {
+    ...(story && {
+      status: story.status,
+      attempts: String(story.attempts),
+      ...(story.tier ? { tier: story.tier } : {}),
+      costUsd: story.costUsd.toFixed(4),
+    }),
+    // JUnit readers take times without a zone; gantry's are UTC.
+    ...(startedAt ? { startedAt: startedAt.slice(0, 19) } : {}),
   };
-  return render(name, classname, story?.startedAt ?? model.startedAt, cases, properties, timeline);
+  return render(name, classname, cases, properties);
 }
 
-function verdictCases(verdicts: VerdictRecord[]): Case[] {
-  const seen = new Map<string, number>();
-  return verdicts.map(({ entry, durationMs, evidence }) => {
-    const base = `${entry.gate} (pass ${entry.attempt})`;
-    const n = (seen.get(base) ?? 0) + 1;
-    seen.set(base, n);
-    const name = n === 1 ? base : `${base} #${n}`;
-    const message = `${entry.verdict}: ${verdictSummary(entry)}`;
-    const text = evidence.join("\n");
-    const time = (durationMs ?? 0) / 1000;
-    switch (entry.verdict) {
-      case "pass":
-        return { name, time };
-      case "not-applicable":
-        return { name, time, outcome: { kind: "skipped", message } };
-      default:
-        return { name, time, outcome: { kind: "failure", message, type: entry.verdict, text } };
+const PASSING = new Set(["pass", "not-applicable"]);
+
+/** One testcase per gate, in the order the gates were first judged; its verdicts are its runs. */
+function gateCases(verdicts: VerdictRecord[], storyPassed: boolean): Case[] {
+  const byGate = new Map<string, VerdictRecord[]>();
+  for (const v of verdicts) byGate.set(v.entry.gate, [...(byGate.get(v.entry.gate) ?? []), v]);
+  return [...byGate].map(([gate, runs]) => {
+    const last = runs.at(-1) as VerdictRecord;
+    const time = runs.reduce((sum, r) => sum + (r.durationMs ?? 0), 0) / 1000;
+    const failed = runs.filter((r) => !PASSING.has(r.entry.verdict));
+    const name = gate;
+    const stillFailing = !storyPassed && !PASSING.has(last.entry.verdict);
+    const reruns = (stillFailing ? failed.slice(0, -1) : failed).map(
+      (r): Rerun => ({
+        kind: stillFailing ? "rerunFailure" : "flakyFailure",
+        message: problemMessage(r),
+        type: r.entry.verdict,
+        text: r.evidence.join("\n"),
+      }),
+    );
+    const withReruns = reruns.length > 0 ? { reruns } : {};
+    if (stillFailing) {
+      const outcome = {
+        kind: "failure" as const,
+        message: problemMessage(last),
+        type: last.entry.verdict,
+        text: last.evidence.join("\n"),
+      };
+      return { name, time, outcome, ...withReruns };
     }
+    if (failed.length === 0 && last.entry.verdict === "not-applicable")
+      return { name, time, outcome: { kind: "skipped", message: problemMessage(last) } };
+    return { name, time, ...withReruns };
   });
+}
+
+/** `fail (pass 2): TEST_FAILURE · node-test: 4 passed, 2 failed`. */
+function problemMessage({ entry }: VerdictRecord): string {
+  const summary = verdictSummary(entry);
+  return `${entry.verdict} (pass ${entry.attempt})${summary ? `: ${summary}` : ""}`;
 }
 
 function outcomeCase(story: StoryRecord): Case {
@@ -108,14 +153,11 @@ function outcomeCase(story: StoryRecord): Case {
   return { name: "outcome", time, outcome: { kind: "skipped", message } };
 }
 
-function render(
-  name: string,
-  classname: string,
-  at: string | undefined,
-  cases: Case[],
-  properties?: Record<string, string>,
-  out?: string[],
-) {
+/**
+ * One `<testsuite>` as Surefire's report schema (3.0) has it — no timestamp attribute and no suite-level output;
+ * the start time is a property — inside the `<testsuites>` Jenkins and GitLab read.
+ */
+function render(name: string, classname: string, cases: Case[], properties: Record<string, string> = {}) {
   const count = (kind: string) => cases.filter((c) => c.outcome?.kind === kind).length;
   const counts = {
     tests: cases.length,
@@ -124,30 +166,41 @@ function render(
     skipped: count("skipped"),
   };
   const time = cases.reduce((sum, c) => sum + c.time, 0);
-  // JUnit consumers expect a timestamp without a zone; gantry's are UTC.
-  const stamp = at ? ` timestamp="${at.slice(0, 19)}"` : "";
   const lines = [
-    `  <testsuite name="${x(name)}" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}" time="${time.toFixed(3)}"${stamp}>`,
+    `  <testsuite name="${x(name)}" tests="${counts.tests}" failures="${counts.failures}" errors="${counts.errors}" skipped="${counts.skipped}" time="${time.toFixed(3)}">`,
   ];
-  if (properties) {
+  if (Object.keys(properties).length > 0) {
     lines.push("    <properties>");
     for (const [key, value] of Object.entries(properties))
       lines.push(`      <property name="${x(key)}" value="${x(value)}"/>`);
     lines.push("    </properties>");
   }
+  const message = (text: string) => ` message="${x(truncate(oneLine(text), MAX_MESSAGE))}"`;
   for (const c of cases) {
     const head = `    <testcase name="${x(c.name)}" classname="${x(classname)}" time="${c.time.toFixed(3)}"`;
     const o = c.outcome;
-    if (!o) {
+    const reruns = c.reruns ?? [];
+    if (!o && reruns.length === 0 && c.out === undefined) {
       lines.push(`${head}/>`);
       continue;
     }
-    const message = ` message="${x(truncate(oneLine(o.message), MAX_MESSAGE))}"`;
-    const type = o.type ? ` type="${x(o.type)}"` : "";
-    const body = o.text ? `>${x(o.text)}</${o.kind}>` : "/>";
-    lines.push(`${head}>`, `      <${o.kind}${message}${type}${body}`, "    </testcase>");
+    lines.push(`${head}>`);
+    // Surefire's order: failure, then its reruns (rerunFailure, flakyFailure), then skipped, then error.
+    if (o?.kind === "failure") lines.push(problem(o, message));
+    for (const r of reruns)
+      lines.push(
+        `      <${r.kind}${message(r.message)} type="${x(r.type)}"><stackTrace>${x(r.text)}</stackTrace></${r.kind}>`,
+      );
+    if (o && o.kind !== "failure") lines.push(problem(o, message));
+    if (c.out !== undefined) lines.push(`      <system-out>${x(c.out)}</system-out>`);
+    lines.push("    </testcase>");
   }
-  if (out && out.length > 0) lines.push(`    <system-out>${x(out.join("\n"))}</system-out>`);
   lines.push("  </testsuite>");
   return { ...counts, xml: lines.join("\n") };
+}
+
+function problem(o: NonNullable<Case["outcome"]>, message: (text: string) => string): string {
+  const type = o.type ? ` type="${x(o.type)}"` : "";
+  const body = o.text ? `>${x(o.text)}</${o.kind}>` : "/>";
+  return `      <${o.kind}${message(o.message)}${type}${body}`;
 }

@@ -1,13 +1,27 @@
+import type { EventOf } from "../model/events.js";
 import { oneLine } from "../util/text.js";
 import { seconds } from "./format.js";
+import { failedBefore, type RunModel, stageOutcome, stageVerdict } from "./run-model.js";
 import type { EventArgs } from "./types.js";
 
 /** `[05:06:07] `: the time of day, UTC, as progress lines start. */
 export const stamp = (at: Date): string => `[${at.toISOString().slice(11, 19)}] `;
 
 /**
- * The plain progress line for an event, without the time stamp, or undefined for events that get none.
- * Used by the `default` reporter when it is not drawing a live view, and by the `progress` subscriber.
+ * The progress line for an event, as `progressLine`, where `model` has already applied it: a stage's verdict also
+ * counts the gates judged during the stage (a verify whose test-integrity failed, an inline regression that sends
+ * the pass back). Used by the `default` reporter when it is not drawing a live view.
+ */
+export function progressLineIn(model: RunModel, ...args: EventArgs): string | undefined {
+  const [type, e] = args;
+  if (type !== "stage:exit") return progressLine(...args);
+  const record = model.stories.get(e.storyId)?.stages.at(-1);
+  return record ? stageLine(e, record) : progressLine(...args);
+}
+
+/**
+ * The plain progress line for an event, without the time stamp, or undefined for events that get none. A stage's
+ * verdict is read from its exit alone here (what it asked for, and whether it led to rectify or autofix).
  */
 export function progressLine(...[type, e]: EventArgs): string | undefined {
   switch (type) {
@@ -17,9 +31,13 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
       return `${e.story.id} start — ${oneLine(e.story.title)} (tier ${e.tier})`;
     case "stage:exit": {
       const r = e.result;
-      const why = "reason" in r ? `: ${oneLine(r.reason)}` : "";
-      const to = r.action === "retry" ? ` from ${r.fromStage}` : "";
-      return `${e.storyId} ${e.stage} → ${r.action}${to}${why} (${seconds(e.durationMs)})`;
+      const verdict = stageVerdict(r.action, failedBefore(e.next));
+      return stageLine(e, {
+        verdict,
+        action: r.action,
+        ...(e.next ? { next: e.next } : {}),
+        ...(r.action === "retry" ? { fromStage: r.fromStage } : {}),
+      });
     }
     case "verify:result":
       return `${e.storyId} ${e.strategy} tests: ${e.status} (${e.passCount} passed, ${e.failCount} failed, ${e.skipCount} skipped; ${e.runner})${e.reason ? ` — ${oneLine(e.reason)}` : ""}`;
@@ -30,11 +48,11 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
     case "escalation:exhausted":
       return `${e.storyId} every tier tried (${e.attempts} passes)`;
     case "story:complete":
-      return `${e.story.id} PASSED in ${seconds(e.metrics.durationMs)} (${e.metrics.agentCalls} agent sessions, tier ${e.metrics.tier})`;
+      return `${e.story.id} PASSED in ${seconds(e.metrics.durationMs)} (${plural(e.metrics.agentCalls, "agent session")}, tier ${e.metrics.tier})`;
     case "story:fail":
       return `${e.story.id} FAILED: ${oneLine(e.reason)}`;
     case "story:skip":
-      return `${e.story.id} ${e.story.status.toUpperCase()}: ${oneLine(e.reason)}`;
+      return `${e.story.id} ${e.story.status.toUpperCase()}: ${oneLine(withoutStatus(e.reason, e.story.status))}`;
     case "run:pause":
       return `run paused: ${oneLine(e.reason)}`;
     case "run:error":
@@ -46,4 +64,18 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
     default:
       return undefined;
   }
+}
+
+/** `US-001 verify fail → rectify (1.5s)`, with the stage's reason when it gave one. */
+function stageLine(e: EventOf<"stage:exit">, record: Parameters<typeof stageOutcome>[0]): string {
+  const why = "reason" in e.result ? `: ${oneLine(e.result.reason)}` : "";
+  return `${e.storyId} ${e.stage} ${stageOutcome(record)}${why} (${seconds(e.durationMs)})`;
+}
+
+/** `1 agent session`, `2 agent sessions`. */
+export const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? "" : "s"}`;
+
+/** `blocked: depends on US-002` after `BLOCKED:` would say it twice. */
+function withoutStatus(reason: string, status: string): string {
+  return reason.startsWith(`${status}: `) ? reason.slice(status.length + 2) : reason;
 }

@@ -8,12 +8,21 @@ import type { EventArgs } from "./types.js";
 
 /** The story id of verdicts about the whole run (post-run checks). */
 
+/**
+ * How a stage went, which is not what it does next: a verify whose tests fail `continue`s to rectify, and is a
+ * `fail`. `retry` is a stage that sent the pass back (rectify, autofix); `paused` and `skipped` stopped it.
+ */
+export type StageVerdict = "pass" | "fail" | "retry" | "paused" | "skipped";
+
 export interface StageRecord {
   /** Which pass over the story (1, then one more per pass: a new tier or another try at one) and its tier. */
   pass: number;
   tier?: string;
   stage: StageName;
+  verdict: StageVerdict;
   action: StageAction;
+  /** On `continue`: the stage that ran next. */
+  next?: StageName;
   reason?: string;
   fromStage?: StageName;
   durationMs: number;
@@ -45,6 +54,15 @@ export interface StoryRecord {
   stage?: StageName;
   stages: StageRecord[];
   verdicts: VerdictRecord[];
+  /** Its agent sessions, in order, with where each one's output was kept (relative to the run directory). */
+  sessions: SessionRecord[];
+}
+
+export interface SessionRecord {
+  role: string;
+  tier: string;
+  exitCode: number | null;
+  outputFile?: string;
 }
 
 interface Evidence {
@@ -78,6 +96,8 @@ export class RunModel {
   private readonly unpaired = new Map<string, { verdicts: VerdictRecord[]; evidence: Evidence[] }>();
   // Stories whose first pass has not reached its routing stage yet: `story:start` already counted that pass.
   private readonly firstPass = new Set<string>();
+  // Per story, whether a gate judged during the stage running now did not pass.
+  private readonly stageFailed = new Map<string, boolean>();
 
   apply(...[type, e]: EventArgs): void {
     this.runId ||= e.runId;
@@ -98,6 +118,7 @@ export class RunModel {
       case "stage:enter": {
         const story = this.story(e.storyId);
         story.stage = e.stage;
+        this.stageFailed.set(e.storyId, false);
         // Every pass begins with routing; a pass after the first (a new tier, or another try at the same one).
         if (e.stage === "routing" && !this.firstPass.delete(e.storyId)) story.attempts += 1;
         break;
@@ -109,7 +130,9 @@ export class RunModel {
           pass: Math.max(1, story.attempts),
           ...(story.tier ? { tier: story.tier } : {}),
           stage: e.stage,
+          verdict: stageVerdict(r.action, this.stageFailed.get(e.storyId) === true || failedBefore(e.next)),
           action: r.action,
+          ...(e.next ? { next: e.next } : {}),
           durationMs: e.durationMs,
           at: e.at,
           ...("reason" in r ? { reason: r.reason } : {}),
@@ -123,6 +146,12 @@ export class RunModel {
         const story = this.story(e.storyId);
         story.costUsd += e.costUsd;
         story.agentCalls += 1;
+        story.sessions.push({
+          role: e.role,
+          tier: e.tier,
+          exitCode: e.exitCode,
+          ...(e.outputFile ? { outputFile: e.outputFile } : {}),
+        });
         break;
       }
       case "escalation:tier-change": {
@@ -153,6 +182,7 @@ export class RunModel {
         break;
       }
       case "gate:verdict":
+        if (!PASSING.has(e.verdict) && this.stageFailed.has(e.storyId)) this.stageFailed.set(e.storyId, true);
         this.pair(e.storyId, e.gate, { verdict: { entry: e, evidence: [] } });
         break;
       case "verify:result":
@@ -222,6 +252,7 @@ export class RunModel {
         agentCalls: 0,
         stages: [],
         verdicts: [],
+        sessions: [],
       };
       this.stories.set(id, record);
     } else if (title) record.title = title;
@@ -265,6 +296,40 @@ export class RunModel {
         verdict.evidence.push(`… and ${evidence.lines.length - MAX_EVIDENCE} more`);
     }
   }
+}
+
+const PASSING = new Set(["pass", "not-applicable"]);
+
+/** Rectify and autofix are enabled only by a failure (stages/rectify.ts, autofix.ts): a stage leading to one failed. */
+export const failedBefore = (next: StageName | undefined): boolean =>
+  next === "rectify" || next === "autofix";
+
+/**
+ * A stage's verdict from what it asked for next and whether a gate it ran failed. Going on to rectify or autofix
+ * is a failure too: they run only after a failed verify or review.
+ */
+export function stageVerdict(action: StageAction, gateFailed: boolean): StageVerdict {
+  switch (action) {
+    case "continue":
+      return gateFailed ? "fail" : "pass";
+    case "retry":
+      // A stage whose gate failed and that sends the pass back (inline regression → rectify) failed.
+      return gateFailed ? "fail" : "retry";
+    case "pause":
+      return "paused";
+    case "skip":
+      return "skipped";
+    default:
+      return "fail";
+  }
+}
+
+/** `verify fail → rectify`, `rectify retry → verify`, `review fail → escalate`: the verdict, then the action. */
+export function stageOutcome(s: Pick<StageRecord, "verdict" | "action" | "next" | "fromStage">): string {
+  if (s.action === "continue") return `${s.verdict} → ${s.next ?? "done"}`;
+  if (s.action === "retry") return `${s.verdict} → ${s.fromStage ?? "retry"}`;
+  if (s.action === "escalate") return `${s.verdict} → escalate`;
+  return s.verdict;
 }
 
 /** Evidence keeps its line breaks (a stack, a diff) but loses escape codes and other control characters. */

@@ -62,8 +62,14 @@ export async function runAgentSession(
     const result = await run.agent.run({ ...request, sessionId });
     stopLeftovers(run, sessionId);
     record(ctx, result);
+    const outputFile = keepOutput(
+      run,
+      `${ctx.story.id}-${attempt}-${role}${retry > 0 ? `-retry${retry}` : ""}`,
+      result,
+    );
     run.bus.emit("agent:end", {
       ...call,
+      outputFile,
       exitCode: result.exitCode,
       durationMs: result.durationMs,
       costUsd: result.costUsd,
@@ -100,6 +106,26 @@ export async function runAgentSession(
 function stopLeftovers(run: RunContext, sessionId: string): void {
   const killed = killMarkedProcesses(SESSION_ID_VARIABLE, sessionId);
   if (killed > 0) run.logger.warn({ sessionId, killed }, "killed processes the agent session left running");
+}
+
+/** The most of a session's output kept on disk: its tail, in characters. */
+export const MAX_SESSION_OUTPUT = 256 * 1024;
+
+/**
+ * What the session printed (standard output and error, as the adapter kept them), its tail at most
+ * MAX_SESSION_OUTPUT, redacted, in `sessions/<name>.log` under the run directory. Returns that path relative to
+ * the run directory, for `agent:end` and the reports.
+ */
+function keepOutput(run: RunContext, name: string, result: AgentResult): string {
+  const dir = join(run.runDir, "sessions");
+  mkdirSync(dir, { recursive: true });
+  // Redacted before it is cut, so the cut cannot leave half a secret that no longer matches.
+  const output = run.redact.text(result.output);
+  const cut = output.length > MAX_SESSION_OUTPUT ? output.length - MAX_SESSION_OUTPUT : 0;
+  const text = cut > 0 ? `[… the first ${cut} characters are not kept]\n${output.slice(cut)}` : output;
+  const file = `sessions/${name}.log`;
+  writeFileSync(join(run.runDir, file), text);
+  return file;
 }
 
 /** Why no session may start now (interrupted, a pause was asked for, the cost cap is reached), if so. */

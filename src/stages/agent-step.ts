@@ -26,6 +26,7 @@ export async function agentStep(
       status: run.stories.status(id) ?? "unknown",
     })),
     maxChars: run.config.agent.maxPromptChars,
+    resumed: ctx.resumedPass === ctx.pass,
     ...extra,
   });
   const guard = await guardSession(ctx, role);

@@ -88,6 +88,8 @@ export interface StoryContext {
   retriesLeft?: number;
   rectifyAttempts: number;
   autofixAttempts: number;
+  /** The pass that resumes work an earlier run left in the tree (the story was paused or in progress). */
+  resumedPass?: number;
   /** Across passes. */
   agentCalls: number;
   costUsd: number;

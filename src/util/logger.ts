@@ -1,4 +1,4 @@
-/** The subset of pino's logger gantry uses, so tests can pass a recording one. */
+/** The logger gantry's run uses (run.log, subscribers/run-log.ts), as an interface so tests can pass a recording one. */
 export interface Logger {
   debug(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;

@@ -37,6 +37,19 @@ const failures = (n: number, message = "expected 3, got 2"): TestFailure[] =>
   Array.from({ length: n }, (_, i) => ({ file: `test/t${i}.test.js`, name: `case ${i}`, message }));
 
 describe("buildPrompt", () => {
+  it("tells the agent of a resumed story, after the acceptance criteria, that its earlier work is in the tree", () => {
+    for (const role of ["implement", "rectify"] as const) {
+      const text = buildPrompt(input({ role, resumed: true }));
+      inOrder(text, [
+        "## Acceptance criteria",
+        "## Earlier work",
+        "already in the working tree",
+        "Leave your changes",
+      ]);
+      assert.ok(!buildPrompt(input({ role })).includes("## Earlier work"));
+    }
+  });
+
   it("puts the story first, then its dependencies and files, then the instructions", () => {
     const text = buildPrompt(input());
     inOrder(text, [

@@ -79,7 +79,10 @@ describe("gantry commands", { concurrency: 2 }, () => {
     const result = await gantry(root, ["run", "--feature", "f", "--json"]);
     assert.equal(result.code, 0, result.stderr);
     const parsed = JSON.parse(result.stdout);
-    assert.deepEqual(parsed.stories, [{ id: "US-1", title: "Story US-1", status: "passed" }]);
+    assert.deepEqual(parsed.stories, [
+      { id: "US-1", title: "Story US-1", status: "passed", attempts: 1, costUsd: 0 },
+    ]);
+    assert.equal(parsed.summary.passed, 1);
   });
 
   it("reaching execution.maxIterations pauses the run: exit 3, the rest left for the next run", async () => {

@@ -9,6 +9,7 @@ import {
   cliEnvironment,
   gantry,
   git,
+  lastRun,
   makeProject,
   passingTest,
   prdStories,
@@ -64,6 +65,7 @@ describe("resume", { concurrency: 2 }, () => {
     assert.equal(afterKill.userStories[1].status, "in-progress");
     const resumed = await gantry(root, ["run", "--feature", "f"]);
     assert.equal(resumed.code, 0, resumed.stderr + resumed.stdout);
+    assert.match(resumed.stderr, /^gantry: resuming run \S+ \(stopped without finishing\) at US-2; /m);
     assert.deepEqual(
       Object.values(prdStories(root)).map((s) => s.status),
       ["passed", "passed", "passed"],
@@ -100,8 +102,24 @@ describe("resume", { concurrency: 2 }, () => {
       /one = 1/,
       "the interrupted session's work is kept",
     );
+    const interrupted = lastRun(root).dir.split("/").at(-1) as string;
     const resumed = await gantry(root, ["run", "--feature", "f"]);
     assert.equal(resumed.code, 0, resumed.stderr + resumed.stdout);
+    assert.match(
+      resumed.stderr,
+      new RegExp(
+        `^gantry: resuming run ${interrupted} \\(interrupted\\) at US-1; the work done so far is still in the working tree`,
+        "m",
+      ),
+    );
+    const { dir, events } = lastRun(root);
+    assert.equal(
+      events.find((e) => e.type === "run:resume")?.reason,
+      resumed.stderr.match(/resuming (.*)/)?.[0],
+    );
+    const prompt = (id: string) => readFileSync(join(dir, "prompts", `${id}-1-implement.md`), "utf8");
+    assert.match(prompt("US-1"), /## Earlier work\n\nAn earlier run was stopped while working on this story/);
+    assert.ok(!prompt("US-2").includes("## Earlier work"), "only the story left in flight is told");
     assert.deepEqual(
       Object.values(prdStories(root)).map((s) => s.status),
       ["passed", "passed"],

@@ -175,6 +175,41 @@ describe("stage runner: what subscribers and stages are told", () => {
     assert.deepEqual(seen, [2, 2, 1, 1, 0, 0]);
   });
 
+  it("names on stage:exit the stage that runs next after a continue: the next enabled one, none after the last", async () => {
+    const calls: string[] = [];
+    const { bus } = recordingBus();
+    const exits: [string, string | undefined][] = [];
+    bus.on("stage:exit", "rec", (e) => {
+      exits.push([`${e.stage} ${e.result.action}`, e.next]);
+    });
+    // rectify is enabled only while verify has left a failure: after the first verify, not after the second.
+    let failing = true;
+    const verify: Stage = {
+      name: "verify",
+      enabled: () => true,
+      execute: async () => ({ action: "continue" }),
+    };
+    const rectify: Stage = {
+      name: "rectify",
+      enabled: () => failing,
+      execute: async () => {
+        failing = false;
+        return { action: "retry", fromStage: "verify", reason: "fixed" };
+      },
+    };
+    await runStages([verify, rectify, stage("review", [{ action: "continue" }], calls)], ctx, {
+      bus,
+      maxStageRetries: 5,
+    });
+    await bus.flush();
+    assert.deepEqual(exits, [
+      ["verify continue", "rectify"],
+      ["rectify retry", undefined],
+      ["verify continue", "review"],
+      ["review continue", undefined],
+    ]);
+  });
+
   it("names the story and stage on stage:enter, and times the stage on stage:exit", async () => {
     const { bus } = recordingBus();
     const entered: unknown[] = [];

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import defaultReporter from "../../src/reporters/default.js";
-import { progressLine, stamp } from "../../src/reporters/progress-lines.js";
+import { progressLine, progressLineIn, stamp } from "../../src/reporters/progress-lines.js";
+import { RunModel } from "../../src/reporters/run-model.js";
 import type { EventArgs, ReporterContext } from "../../src/reporters/types.js";
 import { wireReporters } from "../../src/subscribers/reporters.js";
 import { silentLogger } from "../../src/util/logger.js";
@@ -49,8 +50,11 @@ describe("default reporter", () => {
     const { out, ctx } = await run({});
     const { bus, dispose } = sampleBus(freshDir());
     let progress = "";
+    const model = new RunModel();
     const off = bus.onAny("progress", (type, event) => {
-      const line = progressLine(...([type, event] as EventArgs));
+      const args = [type, event] as EventArgs;
+      model.apply(...args);
+      const line = progressLineIn(model, ...args);
       if (line !== undefined) progress += `${stamp(ctx.now?.() ?? new Date())}${line}\n`;
     });
     emitSampleRun(bus);
@@ -65,12 +69,66 @@ describe("default reporter", () => {
         '[05:10:00] US-002 start — Apply 10% discount code :: "quoted" <b>&amp;</b>, a | b (tier fast)',
       ),
     );
-    assert.ok(lines.includes("[05:10:00] US-001 PASSED in 24.3s (1 agent sessions, tier fast)"));
-    assert.ok(lines.includes("[05:10:00] US-003 BLOCKED: blocked: depends on US-002 (failed)"));
+    assert.ok(lines.includes("[05:10:00] US-001 PASSED in 24.3s (1 agent session, tier fast)"));
+    assert.ok(lines.includes("[05:10:00] US-003 BLOCKED: depends on US-002 (failed)"));
+    // Each stage by its verdict, then what came next: a verify whose tests failed is a fail, not a "continue".
+    assert.ok(lines.includes("[05:10:00] US-002 verify fail → rectify (1.5s)"));
+    assert.ok(lines.includes("[05:10:00] US-001 verify pass → review (1.3s)"));
+    assert.ok(
+      lines.includes("[05:10:00] US-002 rectify retry → verify: rectify attempt 1: 2 tests failing (9.0s)"),
+    );
+    assert.ok(
+      lines.includes(
+        "[05:10:00] US-002 rectify fail → escalate: 1 test still failing after 1 rectify attempts (0.0s)",
+      ),
+    );
+    assert.ok(!out.text.includes("→ continue"));
     assert.equal(
       lines.at(-1),
       "[05:10:00] run complete: 1 passed, 1 failed, 1 blocked, 0 skipped, 0 paused in 95.0s, cost $0.33",
     );
+  });
+
+  it("reads a stage's verdict from its exit alone too (progressLine, for readers of events.jsonl); the run model adds the gates", () => {
+    const { bus, dispose } = sampleBus(freshDir());
+    const model = new RunModel();
+    const pairs: [string | undefined, string | undefined][] = [];
+    const off = bus.onAny("progress", (type, event) => {
+      const args = [type, event] as EventArgs;
+      model.apply(...args);
+      if (type === "stage:exit") pairs.push([progressLine(...args), progressLineIn(model, ...args)]);
+    });
+    emitSampleRun(bus);
+    // An inline regression that fails sends the pass back to rectify: its exit alone reads as a retry.
+    bus.emit("stage:enter", { storyId: "US-001", stage: "regression" });
+    bus.emit("gate:verdict", {
+      v: 1,
+      feature: "checkout",
+      storyId: "US-001",
+      gate: "regression",
+      verdict: "fail",
+      sha: "",
+      tree: "",
+      attempt: 1,
+      detail: {},
+      runId: RUN_ID,
+      at: "2026-03-04T05:06:07.000Z",
+    });
+    bus.emit("stage:exit", {
+      storyId: "US-001",
+      stage: "regression",
+      result: { action: "retry", fromStage: "rectify", reason: "regression TEST_FAILURE (1 failed)" },
+      durationMs: 1000,
+    });
+    off();
+    dispose();
+    const regression = pairs.pop();
+    for (const [alone, withModel] of pairs) assert.equal(alone, withModel);
+    assert.ok(pairs.some(([line]) => line === "US-002 verify fail → rectify (1.5s)"));
+    assert.deepEqual(regression, [
+      "US-001 regression retry → rectify: regression TEST_FAILURE (1 failed) (1.0s)",
+      "US-001 regression fail → rectify: regression TEST_FAILURE (1 failed) (1.0s)",
+    ]);
   });
 
   it("prints plain lines in a terminal when CI is set or TERM is dumb", async () => {
@@ -107,7 +165,6 @@ describe("default reporter", () => {
       "↷ US-003 Show receipt  blocked: depends on US-002 (failed)",
       "",
       "1 passed · 1 failed · 1 blocked · 1m 35s · $0.33",
-      `logs and reports: .gantry/runs/${RUN_ID}`,
     ]);
   });
 

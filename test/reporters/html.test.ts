@@ -82,6 +82,13 @@ describe("html reporter", () => {
       "failure details, escape codes dropped",
     );
     assert.ok(shown.includes("rectify retry → verify · 9.0s"), "the stage timeline");
+    assert.ok(shown.includes("verify fail → rectify · 1.5s"), "a stage by its verdict, then what came next");
+    assert.equal(
+      dom.match(/<li class="seg fail"[^>]*><span class="stage">verify</g)?.length,
+      4,
+      "failed verifies",
+    );
+    assert.ok(dom.includes('<li class="seg pass" style="flex-grow:5" title="verify pass → review in 1.3s">'));
     assert.ok(shown.includes("pass 2 · balanced"));
     assert.ok(shown.includes("$0.21") && shown.includes("$0.33"), "costs");
     assert.ok(shown.includes(RUN_ID));

@@ -127,9 +127,15 @@ export function emitSampleRun(bus: EventBus): void {
     status,
     attempts,
   });
-  const stage = (storyId: string, name: StageName, result: StageResult, durationMs: number) => {
+  const stage = (
+    storyId: string,
+    name: StageName,
+    result: StageResult,
+    durationMs: number,
+    next?: StageName,
+  ) => {
     emit("stage:enter", { storyId, stage: name });
-    emit("stage:exit", { storyId, stage: name, result, durationMs });
+    emit("stage:exit", { storyId, stage: name, result, durationMs, ...(next ? { next } : {}) });
   };
   const agent = (storyId: string, role: "implement" | "rectify", tier: string, costUsd: number) => {
     const call = { storyId, role, agent: "command", model: `model-${tier}`, tier };
@@ -149,23 +155,36 @@ export function emitSampleRun(bus: EventBus): void {
       judged,
       attempt,
     });
-    emit("stage:exit", { storyId, stage: "review", result: { action: "continue" }, durationMs: 2100 });
+    emit("stage:exit", {
+      storyId,
+      stage: "review",
+      result: { action: "continue" },
+      durationMs: 2100,
+      next: "completion",
+    });
   };
   const verifyStage = (storyId: string, attempt: number, failing: number, durationMs: number) => {
     emit("stage:enter", { storyId, stage: "verify" });
     emit("verify:start", { storyId, strategy: "scoped" });
     emit("verify:result", verify(storyId, attempt, failing));
-    emit("stage:exit", { storyId, stage: "verify", result: { action: "continue" }, durationMs });
+    const next = failing > 0 ? "rectify" : "review";
+    emit("stage:exit", { storyId, stage: "verify", result: { action: "continue" }, durationMs, next });
   };
   const C: StageResult = { action: "continue" };
 
   emit("run:start", { feature: FEATURE, totalStories: 3 });
 
   emit("story:start", { story: summary(0, "in-progress", 0), tier: "fast" });
-  stage("US-001", "routing", C, 3);
+  stage("US-001", "routing", C, 3, "execution");
   emit("stage:enter", { storyId: "US-001", stage: "execution" });
   agent("US-001", "implement", "fast", 0.12);
-  emit("stage:exit", { storyId: "US-001", stage: "execution", result: C, durationMs: 20_400 });
+  emit("stage:exit", {
+    storyId: "US-001",
+    stage: "execution",
+    result: C,
+    durationMs: 20_400,
+    next: "verify",
+  });
   verifyStage("US-001", 1, 0, 1300);
   review("US-001", 1);
   stage("US-001", "completion", C, 450);
@@ -179,10 +198,16 @@ export function emitSampleRun(bus: EventBus): void {
     [1, "fast"],
     [2, "balanced"],
   ] as const) {
-    stage("US-002", "routing", C, 2);
+    stage("US-002", "routing", C, 2, "execution");
     emit("stage:enter", { storyId: "US-002", stage: "execution" });
     agent("US-002", "implement", tier, 0.05 * pass);
-    emit("stage:exit", { storyId: "US-002", stage: "execution", result: C, durationMs: 18_000 });
+    emit("stage:exit", {
+      storyId: "US-002",
+      stage: "execution",
+      result: C,
+      durationMs: 18_000,
+      next: "verify",
+    });
     verifyStage("US-002", pass, 2, 1500);
     emit("stage:enter", { storyId: "US-002", stage: "rectify" });
     emit("rectify:attempt", {

@@ -1,0 +1,81 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type RunStateData, readRunState } from "./run-state.js";
+
+/** One run as `gantry runs` lists it. */
+export interface RunListing {
+  runId: string;
+  feature: string;
+  startedAt: string;
+  /** From state.json; `running` whose process is gone reads `killed`. */
+  status: RunStateData["status"] | "killed";
+  passed: number;
+  failed: number;
+  costUsd: number;
+  /** The run directory, relative to the project root. */
+  dir: string;
+}
+
+/**
+ * Every run under `.gantry/runs/` with a readable state file, oldest first: its state, and from its events how
+ * many stories passed and failed and what it cost (the `run:complete` summary, or the story and agent events of
+ * a run that never got that far). These are records for reading, not verdicts: nothing decides from them.
+ */
+export function listRunRecords(root: string, feature?: string): RunListing[] {
+  const runs = join(root, ".gantry", "runs");
+  if (!existsSync(runs)) return [];
+  const out: RunListing[] = [];
+  for (const name of readdirSync(runs).sort()) {
+    const state = readRunState(join(runs, name));
+    if (!state || (feature !== undefined && state.feature !== feature)) continue;
+    out.push({
+      runId: state.runId,
+      feature: state.feature,
+      startedAt: state.startedAt,
+      status: state.status === "running" && !alive(state.pid) ? "killed" : state.status,
+      ...tally(join(runs, name, "events.jsonl")),
+      dir: join(".gantry", "runs", name),
+    });
+  }
+  return out;
+}
+
+function tally(file: string): { passed: number; failed: number; costUsd: number } {
+  const counts = { passed: 0, failed: 0, costUsd: 0 };
+  if (!existsSync(file)) return counts;
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    // Only the few event types counted here are parsed; a torn last line is skipped.
+    const type = /^\{"type":"([a-z:-]+)"/.exec(line)?.[1];
+    if (type !== "story:complete" && type !== "story:fail" && type !== "agent:end" && type !== "run:complete")
+      continue;
+    let event: Record<string, unknown>;
+    try {
+      event = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (type === "story:complete") counts.passed += 1;
+    else if (type === "story:fail") counts.failed += 1;
+    else if (type === "agent:end") counts.costUsd += number(event.costUsd);
+    else {
+      const summary = (event.summary ?? {}) as Record<string, unknown>;
+      return {
+        passed: number(summary.passed),
+        failed: number(summary.failed),
+        costUsd: number(summary.costUsd),
+      };
+    }
+  }
+  return counts;
+}
+
+const number = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
