@@ -2,6 +2,7 @@ import type { AgentRole } from "../model/agent.js";
 import type { ReviewCheck } from "../model/review.js";
 import type { TestFailure } from "../model/verify.js";
 import type { Story } from "../prd/story.js";
+import { markerContract } from "./completion-marker.js";
 
 /** A story this one depends on, as the prompt names it. */
 export interface DependencySummary {
@@ -84,7 +85,7 @@ export function buildPrompt(input: PromptInput): string {
   }
   if (input.role === "rectify") sections.push(...rectifySections(input));
   if (input.role === "autofix") sections.push(...autofixSections(input));
-  sections.push({ text: instructions(input.role) });
+  sections.push({ text: `${instructions(input.role)}\n${markerContract(input.role)}` });
   return fit(sections, input.maxChars ?? DEFAULT_MAX_PROMPT_CHARS);
 }
 

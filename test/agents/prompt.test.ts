@@ -87,7 +87,10 @@ describe("buildPrompt", () => {
       "the last line of the log",
       "Make the failing tests above pass",
     ]);
-    const tail = text.slice(text.indexOf("### Output (tail)"));
+    const tail = text.slice(
+      text.indexOf("### Output (tail)"),
+      text.indexOf("Make the failing tests above pass"),
+    );
     assert.ok(tail.length < 8_200, "the raw output is bounded");
   });
 

@@ -28,6 +28,8 @@ export interface AgentSession {
   /** A shell command run after writing and removing (git, symlinks, background processes). */
   sh?: string;
   print?: string;
+  /** Written to $GANTRY_OUTPUT_FILE (a plan or research session's answer); an object as JSON. */
+  output?: unknown;
   sleepMs?: number;
   exit?: number;
 }
