@@ -88,7 +88,9 @@ function citationProblem(
   if (quote.length < MIN_QUOTE_CHARS) return `${where}: quote shorter than ${MIN_QUOTE_CHARS} characters`;
   const text = tree.read(path);
   if (text === undefined) return `${where}: cannot be read`;
-  const line = text.split(/\r?\n/)[citation.line - 1];
+  const lines = text.split(/\r?\n/);
+  if (lines.at(-1) === "") lines.pop(); // the end of the last line, not a line of its own
+  const line = lines[citation.line - 1];
   if (line === undefined) return `${where}: the file has no line ${citation.line}`;
   if (!line.includes(quote)) return `${where} does not hold ${JSON.stringify(quote.slice(0, 80))}`;
   return undefined;
