@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { InputError } from "../config/input-error.js";
 import { CONFIG_PATH, loadConfig } from "../config/loader.js";
@@ -21,6 +22,7 @@ export interface RunCommandOptions {
   reporter: string[];
   json?: boolean;
   silent?: boolean;
+  plan?: boolean;
 }
 
 /**
@@ -51,6 +53,10 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
   facts.root = root;
   const config = loadConfig(root, { regressionMode: options.regression });
   const { path, display } = featurePrdPath(root, options.feature);
+  if (options.plan && !existsSync(path)) {
+    const planned = await (await import("./plan.js")).planInto(root, config, { feature: options.feature });
+    if (planned !== EXIT.ok) return planned;
+  }
   const prd = loadPrd(path, display);
   const known = new Set(prd.userStories.map((s) => s.id));
   const missing = options.story.filter((id) => !known.has(id));
