@@ -47,9 +47,11 @@ export async function researchGaps(
       await run.git.setAside(`gantry(${story.id}) changes of a read-only research session, run ${run.runId}`);
       return { verified: [], rejected: ["the research session changed the tree; its findings are not used"] };
     }
+    const said =
+      outcome.marker.marker === "RESEARCH BLOCKED" ? [`RESEARCH BLOCKED: ${outcome.marker.reason}`] : [];
     const raw = readAnswer(outputFile);
-    if (raw === undefined) return { verified: [], rejected: [`no findings were written to ${outputFile}`] };
-    return checkFindings(raw, {
+    if (raw === undefined) return { verified: [], rejected: [...said, "no findings were written"] };
+    const checked = checkFindings(raw, {
       tracked,
       read: (path) => {
         try {
@@ -59,6 +61,7 @@ export async function researchGaps(
         }
       },
     });
+    return { ...checked, rejected: [...said, ...checked.rejected] };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
