@@ -124,12 +124,18 @@ export function wireTriggers(bus: EventBus, deps: TriggerDeps): () => void {
       }),
     ),
     ...on("story-readiness", () =>
-      bus.on("readiness:result", "interaction story-readiness", async ({ storyId, gaps, gapSet, ask }) => {
-        if (!ask) return;
-        const open = gaps.filter((g) => g.severity === "blocker").map((g) => `${g.code}: ${g.detail}`);
-        const summary = `${storyId} is not ready (${gapSet.join(", ")}): ${open.join("; ")}`;
-        await decideForStory("story-readiness", storyId, summary);
-      }),
+      bus.on(
+        "readiness:result",
+        "interaction story-readiness",
+        async ({ storyId, gaps, gapSet, ask, accepted }) => {
+          if (!ask) return;
+          const open = gaps
+            .filter((g) => g.severity === "blocker" && !accepted.includes(g.code))
+            .map((g) => `${g.code}: ${g.detail}`);
+          const summary = `${storyId} is not ready (${gapSet.join(", ")}): ${open.join("; ")}`;
+          await decideForStory("story-readiness", storyId, summary);
+        },
+      ),
     ),
     ...on("review-gate", () => {
       const asked = new Set<string>();
