@@ -78,6 +78,8 @@ export function baseConfig(): Record<string, unknown> {
       regression: { mode: "deferred" },
     },
     routing: { tiers: ["fast", "balanced", "powerful"] },
+    // Stories here often carry no acceptance criteria; the readiness gate has its own tests (readiness.test.ts).
+    readiness: { enabled: false },
   };
 }
 

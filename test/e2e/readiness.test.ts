@@ -55,7 +55,7 @@ describe("readiness, research and completion markers through the built CLI", { t
         ],
       },
       files: { "docs/spec.md": SPEC },
-      config: { ...baseConfig(), interaction: { triggers: { "story-readiness": {} } } },
+      config: { ...baseConfig(), readiness: {}, interaction: { triggers: { "story-readiness": {} } } },
     });
 
     const first = await gantry(root, ["run", "--feature", "f"]);
