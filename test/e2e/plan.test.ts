@@ -131,6 +131,9 @@ describe("gantry features new, gantry plan and run --plan through the built CLI"
         },
       ],
     });
+    const config = JSON.parse(readFileSync(join(root, ".gantry/config.json"), "utf8"));
+    config.execution.regression = { mode: "off" };
+    writeFileSync(join(root, ".gantry/config.json"), JSON.stringify(config));
     const result = await gantry(root, ["run", "--feature", "shop", "--plan", "--allow-dirty"]);
     assert.equal(result.code, 0, result.stderr + result.stdout);
     assert.equal(stories(root, "shop")[0]?.status, "passed");

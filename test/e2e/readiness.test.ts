@@ -55,7 +55,12 @@ describe("readiness, research and completion markers through the built CLI", { t
         ],
       },
       files: { "docs/spec.md": SPEC },
-      config: { ...baseConfig(), readiness: {}, interaction: { triggers: { "story-readiness": {} } } },
+      config: {
+        ...baseConfig(),
+        execution: { regression: { mode: "off" } }, // not what this test is about: one full-suite run less
+        readiness: {},
+        interaction: { triggers: { "story-readiness": {} } },
+      },
     });
 
     const first = await gantry(root, ["run", "--feature", "f"]);
