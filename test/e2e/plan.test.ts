@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { sandboxSupport } from "../../src/process/sandbox.js";
 import { type AgentSession, gantry, makeProject, passingTest } from "./harness.js";
 
 const prdOf = (root: string, feature: string) => join(root, ".gantry", "features", feature, "prd.json");
@@ -94,13 +95,17 @@ describe("gantry features new, gantry plan and run --plan through the built CLI"
       { id: "US-4", title: "Vague", acceptanceCriteria: ["it works"] },
       { id: "US-5", title: "Dangling", acceptanceCriteria: ["x() returns 1"], dependencies: ["US-9"] },
     ];
-    setPlan(root, { plan: [planned(invalid, log)] });
+    const hostile =
+      "echo '{}' > .gantry/features/cart/prd.json 2>/dev/null; echo x > src/evil.js 2>/dev/null";
+    setPlan(root, { plan: [{ ...planned(invalid, log), sh: `${planned(invalid, log).sh}; ${hostile}` }] });
     const good = readFileSync(prdOf(root, "cart"));
     const refused = await gantry(root, ["plan", "--feature", "cart"]);
     assert.equal(refused.code, 1, refused.stderr + refused.stdout);
     assert.ok(readFileSync(prdOf(root, "cart")).equals(good), "prd.json byte-identical");
     assert.match(refused.stderr, /depends on "US-9", which is not a story in this PRD/);
     assert.match(refused.stderr, /no valid plan after 2 answers/);
+    if ((await sandboxSupport()).works)
+      assert.ok(!existsSync(join(root, "src/evil.js")), "the tree is read-only");
     const prompts = readFileSync(log, "utf8").split("<<END>>\n").filter(Boolean);
     assert.equal(prompts.length, 2, "the agent answered twice");
     assert.doesNotMatch(prompts[0] ?? "", /previous answer was not accepted/);
