@@ -67,7 +67,7 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
     const { describeHint, keyHints } = await import("../prd/key-hints.js");
     for (const hint of keyHints(readPrdRaw(path, display)))
       process.stderr.write(`gantry: warning: ${describeHint(display, hint)}\n`);
-    return dryRun(prd, options, config);
+    return dryRun(root, prd, options, config);
   }
 
   const controller = new AbortController();
@@ -120,20 +120,29 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
 }
 
 async function dryRun(
+  root: string,
   prd: ReturnType<typeof loadPrd>,
   options: RunCommandOptions,
   config: ReturnType<typeof loadConfig>,
 ): Promise<number> {
   const { routeStory } = await import("../stages/route.js");
+  const { readinessPreview } = await import("../stages/readiness-preview.js");
+  const readiness = await readinessPreview(root, prd, config);
   const plan = selectStories(prd, options.story).map((story) => ({
     id: story.id,
     title: story.title,
     ...routeStory(story, config),
+    ...(readiness.has(story.id) ? { readiness: readiness.get(story.id) } : {}),
   }));
   if (options.json) process.stdout.write(`${JSON.stringify({ feature: options.feature, plan })}\n`);
   else
-    for (const p of plan)
-      process.stdout.write(`${p.id}  ${p.complexity}/${p.tier}  ${p.title}  (${p.reason})\n`);
+    for (const p of plan) {
+      const gaps = (p.readiness ?? []).map(
+        (g) => `${g.code}${g.severity === "blocker" ? " (parks it)" : ""}`,
+      );
+      const ready = gaps.length > 0 ? `  readiness: ${gaps.join(", ")}` : "";
+      process.stdout.write(`${p.id}  ${p.complexity}/${p.tier}  ${p.title}  (${p.reason})${ready}\n`);
+    }
   return 0;
 }
 

@@ -128,7 +128,7 @@ function sameSet(a: readonly string[] | undefined, b: readonly string[]): boolea
 }
 
 /** A named path is in the tree when git tracks it, a bare file name is tracked anywhere, or it is on disk. */
-function existsIn(tracked: ReadonlySet<string>, root: string, path: string): boolean {
+export function existsIn(tracked: ReadonlySet<string>, root: string, path: string): boolean {
   const clean = path.replace(/^\.\//, "");
   if (tracked.has(clean)) return true;
   if (!clean.includes("/") && [...tracked].some((file) => basename(file) === clean)) return true;

@@ -63,6 +63,11 @@ describe("readiness, research and completion markers through the built CLI", { t
       },
     });
 
+    const preview = await gantry(root, ["run", "--feature", "f", "--dry-run"]);
+    assert.equal(preview.code, 0, preview.stderr);
+    assert.match(preview.stdout, /^US-2 .*readiness: no-acceptance-criteria \(parks it\)$/m);
+    assert.match(preview.stdout, /^US-1 .*\(set in the PRD\)$/m, "a ready story shows no gaps");
+
     const first = await gantry(root, ["run", "--feature", "f"]);
     assert.equal(first.code, 1, first.stderr + first.stdout);
     const stories = prdStories(root) as Record<string, Record<string, unknown>>;
