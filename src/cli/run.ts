@@ -54,8 +54,13 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
   const config = loadConfig(root, { regressionMode: options.regression });
   const { path, display } = featurePrdPath(root, options.feature);
   if (options.plan && !existsSync(path)) {
-    const planned = await (await import("./plan.js")).planInto(root, config, { feature: options.feature });
-    if (planned !== EXIT.ok) return planned;
+    // With --dry-run the plan is printed, not written, and there is nothing to run yet.
+    const dryRun = Boolean(options.dryRun);
+    const planned = await (await import("./plan.js")).planInto(root, config, {
+      feature: options.feature,
+      dryRun,
+    });
+    if (planned !== EXIT.ok || dryRun) return planned;
   }
   const prd = loadPrd(path, display);
   const known = new Set(prd.userStories.map((s) => s.id));
