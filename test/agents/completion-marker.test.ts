@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { markerContract, readMarker } from "../../src/agents/completion-marker.js";
+import { buildPlanPrompt } from "../../src/agents/plan-prompt.js";
 import { buildPrompt } from "../../src/agents/prompt.js";
 import { buildResearchPrompt } from "../../src/agents/research-prompt.js";
 import { AGENT_ROLES } from "../../src/model/agent.js";
@@ -34,6 +35,14 @@ describe("completion markers", () => {
       rectify: buildPrompt({ role: "rectify", story, feature: "f", failures: [] }),
       autofix: buildPrompt({ role: "autofix", story, feature: "f", findings: [] }),
       research: buildResearchPrompt({ story, feature: "f", gaps: [], outputFile: "/tmp/x.json" }),
+      plan: buildPlanPrompt({
+        feature: "f",
+        spec: "# f",
+        digest: { files: [], moreFiles: 0, manifests: [], tests: [] },
+        existing: [],
+        outputFile: "/tmp/x.json",
+        errors: ["an error"],
+      }),
     };
     for (const role of AGENT_ROLES) {
       const contract = markerContract(role);
