@@ -35,6 +35,7 @@ const EXPECTED = {
   "US-004": "failed",
   "US-005": "blocked",
   "US-006": "passed",
+  "US-007": "blocked",
 };
 
 function die(message) {
@@ -214,6 +215,6 @@ if (problems.length > 0) {
   die(`the run did not end the scripted way:\n${problems.map((p) => `  - ${p}`).join("\n")}\nlook in ${dir}`);
 }
 process.stdout.write(
-  "\ndemo: scripted outcome reached: US-001, US-002, US-003 and US-006 passed, US-004 failed, US-005 blocked.\n",
+  "\ndemo: scripted outcome reached: US-001, US-002, US-003 and US-006 passed, US-004 failed, US-005 blocked, US-007 parked for readiness.\n",
 );
 process.stdout.write(`demo: the project is left in ${dir}\n`);

@@ -30,7 +30,28 @@ program
   )
   .option("--json", "print only the machine-readable summary, on stdout")
   .option("--silent", "no progress in the terminal (file reporters still write)")
+  .option("--plan", "plan the stories first (gantry plan) when the feature has no prd.json")
   .action(async (options) => exit(await (await import("./cli/run.js")).runCommand(options)));
+
+program
+  .command("plan")
+  .description("turn a feature's spec into stories in its prd.json, by the agent in role plan")
+  .requiredOption("-f, --feature <name>", "the feature under .gantry/features/")
+  .option("--from <file>", "the spec, instead of .gantry/features/<name>/spec.md")
+  .option("--dir <path>", "the project root", ".")
+  .option("--dry-run", "print the stories; write nothing")
+  .action(async (options) => exit(await (await import("./cli/plan.js")).planCommand(options)));
+
+program
+  .command("features")
+  .description("manage features")
+  .command("new")
+  .description("create .gantry/features/<name>/spec.md from a template")
+  .argument("<name>", "the feature")
+  .option("--dir <path>", "the project root", ".")
+  .action(async (name: string, options) =>
+    exit(await (await import("./cli/features.js")).featuresNewCommand(name, options)),
+  );
 
 program
   .command("validate")

@@ -21,6 +21,8 @@ export interface AgentRequest {
    * adapter that starts a process passes it on as ExecOptions.wrapper (see sessionExecOptions).
    */
   sandbox?: readonly string[];
+  /** Where a plan or research session writes its answer (GANTRY_OUTPUT_FILE); outside the tree. */
+  outputFile?: string;
 }
 
 /** Tokens a session used, as its CLI reported them; cached input counts as input. */

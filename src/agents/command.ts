@@ -75,6 +75,7 @@ export function agentEnvironment(request: AgentRequest): Record<string, string> 
     GANTRY_FEATURE: request.feature,
     GANTRY_RUN_ID: request.runId,
     [SESSION_ID_VARIABLE]: request.sessionId,
+    ...(request.outputFile ? { GANTRY_OUTPUT_FILE: request.outputFile } : {}),
   };
 }
 

@@ -1,7 +1,9 @@
 import type { AgentRole } from "../model/agent.js";
+import type { ReadinessFinding } from "../model/readiness.js";
 import type { ReviewCheck } from "../model/review.js";
 import type { TestFailure } from "../model/verify.js";
 import type { Story } from "../prd/story.js";
+import { markerContract } from "./completion-marker.js";
 
 /** A story this one depends on, as the prompt names it. */
 export interface DependencySummary {
@@ -70,6 +72,16 @@ export function buildPrompt(input: PromptInput): string {
       text: `## Acceptance criteria\n\n${story.acceptanceCriteria.map((c) => `- ${c}`).join("\n")}\n`,
     });
   }
+  const clarifications = verifiedClarifications(story);
+  if (clarifications.length > 0) {
+    const heading =
+      "## Clarifications (found in the repository by research; gantry checked every citation)\n\n";
+    sections.push({
+      text: listText(heading, clarifications),
+      cut: 5,
+      shrink: listOf(heading, clarifications),
+    });
+  }
   if (input.resumed) sections.push({ text: RESUMED });
   const deps = dependencyLines(story, input.dependencies);
   if (deps.length > 0) {
@@ -84,7 +96,7 @@ export function buildPrompt(input: PromptInput): string {
   }
   if (input.role === "rectify") sections.push(...rectifySections(input));
   if (input.role === "autofix") sections.push(...autofixSections(input));
-  sections.push({ text: instructions(input.role) });
+  sections.push({ text: `${instructions(input.role)}\n${markerContract(input.role)}` });
   return fit(sections, input.maxChars ?? DEFAULT_MAX_PROMPT_CHARS);
 }
 
@@ -222,6 +234,16 @@ export function filesNamed(story: Story): string[] {
     if (path && !/^[A-Z][A-Za-z0-9]*\.js$/.test(path)) found.add(path);
   }
   return [...found];
+}
+
+/** What the readiness gate's research settled for this story (prd.json `readiness.findings`), one line each. */
+function verifiedClarifications(story: Story): string[] {
+  const findings = (story as { readiness?: { findings?: ReadinessFinding[] } }).readiness?.findings ?? [];
+  return findings.map((f) => {
+    const cited = f.citations.map((c) => `${c.path}:${c.line}`).join(", ");
+    const criteria = f.criteria.length > 0 ? ` Proposed criteria: ${f.criteria.join("; ")}.` : "";
+    return `- ${f.clarification.trim()}${criteria} (${cited})`;
+  });
 }
 
 function clip(text: string, max: number): string {

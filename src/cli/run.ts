@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { isAbsolute, join, relative } from "node:path";
 import { InputError } from "../config/input-error.js";
 import { CONFIG_PATH, loadConfig } from "../config/loader.js";
@@ -21,6 +22,7 @@ export interface RunCommandOptions {
   reporter: string[];
   json?: boolean;
   silent?: boolean;
+  plan?: boolean;
 }
 
 /**
@@ -51,6 +53,15 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
   facts.root = root;
   const config = loadConfig(root, { regressionMode: options.regression });
   const { path, display } = featurePrdPath(root, options.feature);
+  if (options.plan && !existsSync(path)) {
+    // With --dry-run the plan is printed, not written, and there is nothing to run yet.
+    const dryRun = Boolean(options.dryRun);
+    const planned = await (await import("./plan.js")).planInto(root, config, {
+      feature: options.feature,
+      dryRun,
+    });
+    if (planned !== EXIT.ok || dryRun) return planned;
+  }
   const prd = loadPrd(path, display);
   const known = new Set(prd.userStories.map((s) => s.id));
   const missing = options.story.filter((id) => !known.has(id));
@@ -61,7 +72,7 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
     const { describeHint, keyHints } = await import("../prd/key-hints.js");
     for (const hint of keyHints(readPrdRaw(path, display)))
       process.stderr.write(`gantry: warning: ${describeHint(display, hint)}\n`);
-    return dryRun(prd, options, config);
+    return dryRun(root, prd, options, config);
   }
 
   const controller = new AbortController();
@@ -114,20 +125,29 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
 }
 
 async function dryRun(
+  root: string,
   prd: ReturnType<typeof loadPrd>,
   options: RunCommandOptions,
   config: ReturnType<typeof loadConfig>,
 ): Promise<number> {
   const { routeStory } = await import("../stages/route.js");
+  const { readinessPreview } = await import("../stages/readiness-preview.js");
+  const readiness = await readinessPreview(root, prd, config);
   const plan = selectStories(prd, options.story).map((story) => ({
     id: story.id,
     title: story.title,
     ...routeStory(story, config),
+    ...(readiness.has(story.id) ? { readiness: readiness.get(story.id) } : {}),
   }));
   if (options.json) process.stdout.write(`${JSON.stringify({ feature: options.feature, plan })}\n`);
   else
-    for (const p of plan)
-      process.stdout.write(`${p.id}  ${p.complexity}/${p.tier}  ${p.title}  (${p.reason})\n`);
+    for (const p of plan) {
+      const gaps = (p.readiness ?? []).map(
+        (g) => `${g.code}${g.severity === "blocker" ? " (parks it)" : ""}`,
+      );
+      const ready = gaps.length > 0 ? `  readiness: ${gaps.join(", ")}` : "";
+      process.stdout.write(`${p.id}  ${p.complexity}/${p.tier}  ${p.title}  (${p.reason})${ready}\n`);
+    }
   return 0;
 }
 

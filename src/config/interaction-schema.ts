@@ -24,6 +24,12 @@ export const TRIGGERS = {
   // The story changed its tests in a way the gate flags: approve = a person allows exactly these findings,
   // retry = leave them to rectify (what gantry does unasked), skip, abort. Approve is never a fallback.
   "test-integrity": { actions: ["approve", "retry", "skip", "abort"], fallback: "retry" },
+  // A story the readiness gate parked: fix = it stays parked until its text changes, continue = run it with
+  // the open gaps accepted, skip, abort = park it and stop the run.
+  "story-readiness": { actions: ["fix", "continue", "skip", "abort"], fallback: "fix" },
+  // The agent ended with STORY BLOCKED: approve = the story fails with the agent's reason, retry = one more
+  // pass at the same tier, skip, abort = stop the run.
+  "agent-blocked": { actions: ["approve", "retry", "skip", "abort"], fallback: "approve" },
   // Spending more always takes an answer: `approve` (offered only with raiseUsd) is never a fallback.
   "cost-exceeded": { actions: ["abort", "approve"], fallback: "abort" },
 } as const satisfies Record<string, { actions: readonly InteractionAction[]; fallback: InteractionAction }>;
@@ -55,6 +61,8 @@ export const InteractionSchema = z
         "cost-warning": trigger(["approve"]).optional(),
         tamper: trigger(["approve", "retry", "abort"]).optional(),
         "test-integrity": trigger(["retry", "skip", "abort"]).optional(),
+        "story-readiness": trigger(["fix", "continue", "skip", "abort"]).optional(),
+        "agent-blocked": trigger(["approve", "retry", "skip", "abort"]).optional(),
         "cost-exceeded": trigger(["abort"])
           .extend({
             raiseUsd: z

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { GATE_NAMES } from "../model/ledger.js";
 import { InteractionSchema } from "./interaction-schema.js";
+import { ReadinessSchema } from "./readiness-schema.js";
 
 export {
   DEFAULT_TRIGGER_TIMEOUT_SECONDS,
@@ -191,6 +192,7 @@ export const ConfigSchema = z
       .array(z.union([z.string(), z.tuple([z.string(), z.record(z.string(), z.unknown())])]))
       .default([]),
     interaction: InteractionSchema,
+    readiness: ReadinessSchema,
   })
   .describe("gantry project configuration (.gantry/config.json)");
 

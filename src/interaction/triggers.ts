@@ -113,6 +113,30 @@ export function wireTriggers(bus: EventBus, deps: TriggerDeps): () => void {
         },
       );
     }),
+    ...on("agent-blocked", () =>
+      bus.on("stage:exit", "interaction agent-blocked", async ({ storyId, result }) => {
+        if (result.action !== "fail" || result.agentBlocked === undefined) return;
+        await decideForStory(
+          "agent-blocked",
+          storyId,
+          `${storyId}: the agent is blocked: ${result.agentBlocked}`,
+        );
+      }),
+    ),
+    ...on("story-readiness", () =>
+      bus.on(
+        "readiness:result",
+        "interaction story-readiness",
+        async ({ storyId, gaps, gapSet, ask, accepted }) => {
+          if (!ask) return;
+          const open = gaps
+            .filter((g) => g.severity === "blocker" && !accepted.includes(g.code))
+            .map((g) => `${g.code}: ${g.detail}`);
+          const summary = `${storyId} is not ready (${gapSet.join(", ")}): ${open.join("; ")}`;
+          await decideForStory("story-readiness", storyId, summary);
+        },
+      ),
+    ),
     ...on("review-gate", () => {
       const asked = new Set<string>();
       return bus.on(

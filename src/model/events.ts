@@ -1,5 +1,7 @@
 import type { AgentRole, CostBasis } from "./agent.js";
 import type { Judged, LedgerEntry, Verdict } from "./ledger.js";
+import type { MarkerOrNone } from "./markers.js";
+import type { ReadinessGap } from "./readiness.js";
 import type { ReviewResult } from "./review.js";
 import type { RunErrorCode, RunSummary, StoryMetrics } from "./run.js";
 import type { StageName, StageResult } from "./stage.js";
@@ -64,6 +66,8 @@ export interface EventPayloads {
     costBasis: CostBasis;
     /** Input and output tokens, when the agent's CLI reported them. */
     tokens?: { input: number; output: number };
+    /** The completion marker the session's final output ended with (model/markers.ts), or `none`. */
+    marker?: MarkerOrNone;
   };
   "verify:start": { storyId: string; strategy: VerifyStrategy };
   "verify:result": VerifyResult & { judged: Judged; attempt: number };
@@ -108,6 +112,23 @@ export interface EventPayloads {
     judged: Judged;
     attempt: number;
     reason?: string;
+  };
+  /**
+   * The readiness gate, before a story's first agent session: its gaps, the codes a person accepted, and
+   * `ask` when the open blockers are a gap set nobody was asked about yet (the story-readiness trigger asks).
+   */
+  "readiness:result": {
+    storyId: string;
+    verdict: Verdict;
+    gaps: ReadinessGap[];
+    accepted: string[];
+    /** The open blockers' gap set (sorted gap keys); empty on a pass. */
+    gapSet: string[];
+    ask?: boolean;
+    /** Research findings gantry verified and counted in the score. */
+    findings?: number;
+    judged: Judged;
+    attempt: number;
   };
   "autofix:attempt": { storyId: string; fixType: string; command: string };
   "escalation:tier-change": {

@@ -4,6 +4,7 @@ import type { Story } from "../prd/story.js";
 import { summarize } from "../prd/story.js";
 import type { RunContext, StoryContext } from "../stages/context.js";
 import { STORY_STAGES } from "../stages/index.js";
+import { readinessGate } from "../stages/readiness.js";
 import { decideRoute, type PassRoute } from "../stages/route.js";
 import type { Stage } from "../stages/stage.js";
 import { runStages } from "./runner.js";
@@ -71,6 +72,16 @@ export async function executeStory(
   if (ambiguity === "skip")
     return skip(run, story, "no acceptance criteria; interaction story-ambiguity: skip");
   if (ambiguity === "abort") return pause(run, ctx, "interaction story-ambiguity answered abort");
+  const notReady = await readinessGate(ctx, {
+    ...(ambiguity === "approve" ? { accepted: ["no-acceptance-criteria"] } : {}),
+    askedAnswer: async (trigger) => {
+      await bus.flush();
+      return takeDecision(run, story.id, trigger);
+    },
+  });
+  if (notReady?.status === "paused") return pause(run, ctx, notReady.reason);
+  if (notReady?.status === "skipped") return skip(run, story, notReady.reason, ctx);
+  if (notReady) return park(run, ctx, notReady.reason);
 
   const stages = withInteraction(storyStages, run);
   const retried = new Set<string>();
@@ -119,6 +130,16 @@ export async function executeStory(
         return fail(run, ctx, `every tier failed; last: ${outcome.reason}`);
       }
       case "fail": {
+        if (outcome.agentBlocked !== undefined) {
+          // More expensive tiers would not unblock a missing decision: no climb.
+          const answer = await settle(run, story.id, "agent-blocked", retried);
+          if (answer === "retry") continue;
+          if (answer === "skip")
+            return skip(run, story, `${outcome.reason}; interaction agent-blocked: skip`, ctx);
+          if (answer === "abort")
+            return pause(run, ctx, `${outcome.reason}; interaction agent-blocked: abort`);
+          return fail(run, ctx, outcome.reason);
+        }
         if (outcome.tamper) {
           const answer = await settle(run, story.id, "tamper", retried);
           if (answer === "retry") continue;
@@ -162,6 +183,13 @@ async function skip(
   run.stories.update(story.id, { status: "skipped", failureReason: reason });
   run.bus.emit("story:skip", { story: summarize(story), reason: `${reason}${kept}` });
   return { status: "skipped", reason, agentCalls: ctx?.agentCalls ?? 0 };
+}
+
+/** A story the readiness gate stopped before any session: blocked until its text or an answer changes. */
+function park(run: RunContext, ctx: StoryContext, reason: string): StoryOutcome {
+  run.stories.update(ctx.story.id, { status: "blocked", failureReason: reason });
+  run.bus.emit("story:skip", { story: summarize(ctx.story), reason });
+  return { status: "blocked", reason, agentCalls: ctx.agentCalls };
 }
 
 function pause(run: RunContext, ctx: StoryContext, reason: string): StoryOutcome {

@@ -1,4 +1,5 @@
 import { type BigIntStats, readFileSync, statSync } from "node:fs";
+import type { ReadinessRecord } from "../model/readiness.js";
 import type { StoryStatus } from "../model/story.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 
@@ -8,6 +9,8 @@ export interface StoryPatch {
   routing?: Record<string, unknown>;
   costUsd?: number;
   failureReason?: string | null;
+  /** The readiness gate's record of this story (model/readiness.ts), kept across runs. */
+  readiness?: ReadinessRecord | null;
 }
 
 type PrdDocument = { userStories?: Record<string, unknown>[] };

@@ -43,6 +43,12 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
       return `${e.storyId} ${e.strategy} tests: ${e.status} (${e.passCount} passed, ${e.failCount} failed, ${e.skipCount} skipped; ${e.runner})${e.reason ? ` — ${oneLine(e.reason)}` : ""}`;
     case "review:result":
       return `${e.storyId} review: ${e.checks.map((c) => `${c.name} ${c.success ? "ok" : "failed"}`).join(", ") || "no checks configured"}`;
+    case "readiness:result": {
+      if (e.gaps.length === 0) return undefined;
+      const gaps = e.gaps.map((g) => `${g.code}${g.severity === "warning" ? " (warning)" : ""}`).join(", ");
+      const accepted = e.accepted.length > 0 ? `; accepted: ${e.accepted.join(", ")}` : "";
+      return `${e.storyId} readiness ${e.verdict}: ${gaps}${accepted}`;
+    }
     case "escalation:tier-change":
       return `${e.storyId} escalate ${e.from} → ${e.to}: ${oneLine(e.reason)}`;
     case "escalation:exhausted":

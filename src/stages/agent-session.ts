@@ -1,14 +1,16 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AgentRequest, AgentResult } from "../agents/adapter.js";
+import { type MarkerReading, readMarker } from "../agents/completion-marker.js";
 import type { AgentRole } from "../model/agent.js";
 import { killMarkedProcesses, SESSION_ID_VARIABLE } from "../process/leftovers.js";
+import { readOnlyTree } from "../process/read-only-tree.js";
 import type { RunContext, StoryContext } from "./context.js";
 
 export type SessionOutcome =
-  | { kind: "done"; result: AgentResult }
+  | { kind: "done"; result: AgentResult; marker: MarkerReading }
   | { kind: "error"; reason: string; result: AgentResult }
   | { kind: "paused"; reason: string };
 
@@ -26,6 +28,8 @@ export async function runAgentSession(
   ctx: StoryContext,
   role: AgentRole,
   prompt: string,
+  /** For the roles that answer in a file (plan, research): that file, and the tree bound read-only. */
+  readOnly?: { outputFile: string },
 ): Promise<SessionOutcome> {
   const { run } = ctx;
   prompt = run.redact.text(prompt);
@@ -52,7 +56,10 @@ export async function runAgentSession(
     signal: run.signal,
     feature: run.feature,
     runId: run.runId,
-    ...(run.sandbox ? { sandbox: run.sandbox } : {}),
+    ...(run.sandbox
+      ? { sandbox: readOnly ? readOnlyTree(run.sandbox, resolve(run.root)) : run.sandbox }
+      : {}),
+    ...(readOnly ? { outputFile: readOnly.outputFile } : {}),
   };
   const { retries, baseDelayMs } = run.config.agent.rateLimit;
   for (let retry = 0; ; retry += 1) {
@@ -67,6 +74,8 @@ export async function runAgentSession(
       `${ctx.story.id}-${attempt}-${role}${retry > 0 ? `-retry${retry}` : ""}`,
       result,
     );
+    // The final message where the CLI reports one apart, else the tail of everything it printed.
+    const marker = readMarker(role, result.finalMessage ?? result.output);
     run.bus.emit("agent:end", {
       ...call,
       outputFile,
@@ -75,10 +84,11 @@ export async function runAgentSession(
       costUsd: result.costUsd,
       costBasis: result.costBasis,
       ...(result.tokens ? { tokens: result.tokens } : {}),
+      marker: marker.marker,
     });
     run.bus.emit("run:cost-check", { costUsd: run.cost.usd, limitUsd: run.config.execution.costLimitUsd });
     if (result.aborted) return { kind: "paused", reason: "interrupted" };
-    if (!result.error) return { kind: "done", result };
+    if (!result.error) return { kind: "done", result, marker };
     if (!result.rateLimited) return { kind: "error", reason: result.error, result };
     if (retry >= retries) {
       const tries = retries === 0 ? "" : ` (tried ${retries + 1} times)`;

@@ -35,6 +35,13 @@ export async function agentStep(
   if (tampered) return tampered;
   if (outcome.kind === "paused") return { action: "pause", reason: outcome.reason };
   if (outcome.kind === "error") return { action: "escalate", reason: outcome.reason };
+  ctx.marker = outcome.marker;
+  const { marker, reason } = outcome.marker;
+  if (marker === "STORY BLOCKED") {
+    // A higher tier would not unblock a missing decision: the pass ends here, without escalating.
+    const why = reason ?? "(no reason given)";
+    return { action: "fail", reason: `the agent reported STORY BLOCKED: ${why}`, agentBlocked: why };
+  }
   return undefined;
 }
 

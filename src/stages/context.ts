@@ -1,4 +1,5 @@
 import type { AgentAdapter } from "../agents/adapter.js";
+import type { MarkerReading } from "../agents/completion-marker.js";
 import type { EventBus } from "../bus/event-bus.js";
 import type { Config } from "../config/schema.js";
 import type { GitRepo } from "../git/repo.js";
@@ -90,6 +91,8 @@ export interface StoryContext {
   autofixAttempts: number;
   /** The pass that resumes work an earlier run left in the tree (the story was paused or in progress). */
   resumedPass?: number;
+  /** The completion marker of this story's last finished agent session. */
+  marker?: MarkerReading;
   /** Across passes. */
   agentCalls: number;
   costUsd: number;

@@ -9,6 +9,10 @@ export const executionStage: Stage = {
   async execute(ctx) {
     const stopped = await agentStep(ctx, "implement");
     if (stopped) return stopped;
+    if (ctx.marker?.marker === "CHECKPOINT REACHED" && (ctx.retriesLeft ?? 0) > 0) {
+      // One more session at the same tier while the pass has retries left; then the checks judge what is there.
+      return { action: "retry", fromStage: "execution", reason: "the agent reported CHECKPOINT REACHED" };
+    }
     if (await changedNothing(ctx)) return { action: "escalate", reason: "the agent session changed nothing" };
     return CONTINUE;
   },

@@ -31,7 +31,8 @@ export function wireLedger(
       | EventOf<"review:result">
       | EventOf<"test-strength:result">
       | EventOf<"tamper:result">
-      | EventOf<"test-integrity:result">,
+      | EventOf<"test-integrity:result">
+      | EventOf<"readiness:result">,
     gate: string,
     verdict: Verdict,
     detail: Record<string, unknown>,
@@ -91,7 +92,18 @@ export function wireLedger(
       }),
     );
   });
+  const offReadiness = bus.on("readiness:result", "ledger", (event) => {
+    append(
+      entry(event, "readiness", event.verdict, {
+        gaps: event.gaps.map((g) => ({ code: g.code, severity: g.severity, detail: g.detail })),
+        ...(event.accepted.length > 0 ? { accepted: event.accepted } : {}),
+        ...(event.gapSet.length > 0 ? { gapSet: event.gapSet } : {}),
+        ...(event.findings ? { findings: event.findings } : {}),
+      }),
+    );
+  });
   return () => {
+    offReadiness();
     offTamper();
     offVerify();
     offIntegrity();

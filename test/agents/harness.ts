@@ -75,10 +75,15 @@ export function calls(fakes: Fakes): Call[] {
 /** Clears the call log and the fake's modes. */
 export function reset(
   fakes: Fakes,
-  mode: { FAKE_MODE?: string; FAKE_RATE_LIMIT_CALLS?: string; FAKE_NO_COST?: string } = {},
+  mode: {
+    FAKE_MODE?: string;
+    FAKE_RATE_LIMIT_CALLS?: string;
+    FAKE_NO_COST?: string;
+    FAKE_FINAL?: string;
+  } = {},
 ): void {
   rmSync(fakes.log, { force: true });
-  for (const key of ["FAKE_MODE", "FAKE_RATE_LIMIT_CALLS", "FAKE_NO_COST"] as const) {
+  for (const key of ["FAKE_MODE", "FAKE_RATE_LIMIT_CALLS", "FAKE_NO_COST", "FAKE_FINAL"] as const) {
     const value = mode[key];
     if (value === undefined) delete process.env[key];
     else process.env[key] = value;

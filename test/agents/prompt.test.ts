@@ -74,6 +74,23 @@ describe("buildPrompt", () => {
     inOrder(text, ["- US-001 — Cart lines (passed)", "- US-009 (status unknown)"]);
   });
 
+  it("gives the clarifications research settled, with their verified citations, after the criteria", () => {
+    const finding = {
+      gap: "no-acceptance-criteria",
+      clarification: "Totals are in euros.",
+      criteria: ["shows 12.50 EUR"],
+      citations: [{ path: "docs/spec.md", line: 2, quote: "Totals are shown in euros" }],
+    };
+    const text = buildPrompt(input({ story: story({ readiness: { findings: [finding] } }) }));
+    inOrder(text, [
+      "## Acceptance criteria",
+      "## Clarifications (found in the repository by research",
+      "- Totals are in euros. Proposed criteria: shows 12.50 EUR. (docs/spec.md:2)",
+      "## Dependencies",
+    ]);
+    assert.doesNotMatch(buildPrompt(input()), /Clarifications/);
+  });
+
   it("gives rectify the structured failures first, then a bounded tail of the raw output", () => {
     const raw = `${"early noise\n".repeat(2000)}the last line of the log`;
     const text = buildPrompt(input({ role: "rectify", failures: failures(2), rawOutputTail: raw }));
@@ -87,7 +104,10 @@ describe("buildPrompt", () => {
       "the last line of the log",
       "Make the failing tests above pass",
     ]);
-    const tail = text.slice(text.indexOf("### Output (tail)"));
+    const tail = text.slice(
+      text.indexOf("### Output (tail)"),
+      text.indexOf("Make the failing tests above pass"),
+    );
     assert.ok(tail.length < 8_200, "the raw output is bounded");
   });
 

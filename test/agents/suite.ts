@@ -160,4 +160,28 @@ export function adapterSuite(fakes: Fakes, o: SuiteOptions): void {
     assert.ok(performance.now() - started < 10_000);
     assert.equal(calls(fakes).length, 1);
   });
+
+  it("finds the completion marker in the CLI's final output, not in an earlier message", async () => {
+    const cases: [string | undefined, string, string | undefined][] = [
+      ["Done with the work.\n\n## STORY COMPLETE\n", "STORY COMPLETE", undefined],
+      [
+        "I stopped.\n\n## STORY BLOCKED\nThe spec does not say which currency to use.\n",
+        "STORY BLOCKED",
+        "The spec does not say which currency to use.",
+      ],
+      // The fake's earlier message ends with CHECKPOINT REACHED: only the final one counts.
+      ["All finished, nothing to add.", "none", undefined],
+    ];
+    for (const [final, marker, reason] of cases) {
+      reset(fakes, final === undefined ? {} : { FAKE_FINAL: final });
+      const cfg = config();
+      const h = sessionHarness(fakes, o.create(cfg), cfg);
+      const outcome = await runAgentSession(h.ctx, "implement", "the prompt\n");
+      assert.equal(outcome.kind, "done", JSON.stringify(outcome));
+      assert.equal(outcome.kind === "done" ? outcome.marker.marker : "", marker, `${o.name}: ${final}`);
+      assert.equal(outcome.kind === "done" ? outcome.marker.reason : "", reason);
+      const end = h.events.find((e) => e.type === "agent:end")?.event as EventOf<"agent:end"> | undefined;
+      assert.equal(end?.marker, marker, "agent:end records the marker");
+    }
+  });
 }

@@ -58,6 +58,15 @@ function checkedPath(path) {
 }
 
 if (!storyId) die("GANTRY_STORY_ID is not set (run me through gantry, or set it by hand)");
+if (role === "research") {
+  // The readiness gate's read-only research session (US-007): nothing in this repository says what gift
+  // wrapping should do, so it writes no findings and says so with its marker.
+  process.stdout.write(`scripted agent: ${storyId} research: nothing in the repository settles it\n\n`);
+  process.stdout.write(
+    "## RESEARCH BLOCKED\nNo file here describes gift wrapping; a person has to say what it does.\n",
+  );
+  process.exit(0);
+}
 if (!ROLES.includes(role)) die(`expected GANTRY_ROLE to be one of ${ROLES.join(", ")}, got "${role}"`);
 
 const prompt = await readPrompt();

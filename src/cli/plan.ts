@@ -1,0 +1,67 @@
+import { readFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+import { InputError } from "../config/input-error.js";
+import { loadConfig } from "../config/loader.js";
+import type { Config } from "../config/schema.js";
+import { FEATURES_DIR, featurePrdPath, projectRoot } from "./project.js";
+
+export interface PlanCommandOptions {
+  feature: string;
+  from?: string;
+  dir?: string;
+  dryRun?: boolean;
+}
+
+/** `gantry plan --feature F [--from FILE] [--dry-run]`: stories from a spec, by an agent in role `plan`. */
+export async function planCommand(options: PlanCommandOptions): Promise<number> {
+  const root = projectRoot(options.dir);
+  return planInto(root, loadConfig(root), options);
+}
+
+/** Plans a feature for `gantry plan` and `gantry run --plan`, Ctrl-C stopping the session. */
+export async function planInto(root: string, config: Config, options: PlanCommandOptions): Promise<number> {
+  const { path, display } = featurePrdPath(root, options.feature);
+  const spec = readSpec(root, options);
+  const controller = new AbortController();
+  const onSignal = () => controller.abort();
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    const { planFeature } = await import("../pipeline/plan.js");
+    return await planFeature({
+      root,
+      feature: options.feature,
+      config,
+      spec,
+      prdPath: path,
+      display,
+      dryRun: Boolean(options.dryRun),
+      signal: controller.signal,
+      out: (line) => process.stdout.write(`${line}\n`),
+      warn: (line) => process.stderr.write(`${line}\n`),
+    });
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+  }
+}
+
+function readSpec(root: string, options: PlanCommandOptions): string {
+  const path = options.from ? resolve(options.from) : join(root, FEATURES_DIR, options.feature, "spec.md");
+  const display = relative(process.cwd(), path) || path;
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputError(
+      options.from ? "--from" : display,
+      "",
+      code === "ENOENT"
+        ? `no such file${options.from ? `: ${display}` : `; write one with gantry features new ${options.feature}`}`
+        : `cannot read ${display} (${code})`,
+    );
+  }
+  if (text.trim() === "") throw new InputError(display, "", "the spec is empty");
+  return text;
+}
