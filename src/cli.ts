@@ -89,6 +89,16 @@ program
   .option("--json", "machine-readable output, on stdout")
   .action(async (options) => exit(await (await import("./cli/agents.js")).agentsCommand(options)));
 
+program
+  .command("logs")
+  .description("print a run's progress lines (the newest run unless --run names one)")
+  .option("-f, --feature <name>", "the newest run of this feature")
+  .option("--run <id>", "a run id under .gantry/runs/")
+  .option("--follow", "follow a live run until it ends")
+  .option("--dir <path>", "the project root (default: .)")
+  .option("--json", "the run's events, one JSON object a line, on stdout")
+  .action(async (options) => exit(await (await import("./cli/logs.js")).logsCommand(options)));
+
 const ledger = program
   .command("ledger")
   .description("list a run's gate verdicts (the newest run unless --run names one)")
