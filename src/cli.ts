@@ -99,6 +99,14 @@ program
   .option("--json", "the run's events, one JSON object a line, on stdout")
   .action(async (options) => exit(await (await import("./cli/logs.js")).logsCommand(options)));
 
+program
+  .command("serve")
+  .description("serve a live page of every run, and signed device routes (docs/serve.md)")
+  .option("--port <n>", "the port (default: a free one)")
+  .option("--host <address>", "listen on this address instead of 127.0.0.1 (warns)")
+  .option("--dir <path>", "the project root (default: .)")
+  .action(async (options) => exit(await (await import("./cli/serve.js")).serveCommand(options)));
+
 const ledger = program
   .command("ledger")
   .description("list a run's gate verdicts (the newest run unless --run names one)")
