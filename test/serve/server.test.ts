@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { RunView } from "../../src/serve/run-view.js";
+import type { RunView, StoryView } from "../../src/serve/run-view.js";
 import { type ServeHandle, startServer } from "../../src/serve/server.js";
 import { fakeRun, RUN_ID } from "./fake-run.js";
 
@@ -118,7 +118,7 @@ describe("gantry serve: token routes", () => {
       .body as unknown as RunView;
     assert.equal(view.status, "running");
     assert.deepEqual(view.costBasis, ["estimated"]);
-    const [first, second] = view.stories;
+    const [first, second] = view.stories as [StoryView, StoryView];
     assert.deepEqual(
       [first.id, first.status, first.tier, first.stage, first.costUsd, first.attempts],
       ["US-1", "in-progress", "fast", "verify", 0.25, 1],
@@ -129,8 +129,10 @@ describe("gantry serve: token routes", () => {
       ["US-2", "pending"],
       "a story not reached yet, from the PRD",
     );
-    assert.equal(view.pending[0].id, run.requestId);
-    assert.equal(view.pending[0].answerable, true);
+    assert.deepEqual(
+      view.pending.map((q) => [q.id, q.answerable]),
+      [[run.requestId, true]],
+    );
     assert.equal((await call(server.port, "GET", "/api/runs/nope", { headers: auth })).status, 404);
   });
 
