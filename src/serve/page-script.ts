@@ -49,6 +49,7 @@ function renderRun() {
   const v = shown;
   const head = el("h2", { id: "run-head" }, v.runId + " — " + (v.feature || "?") + " — " + v.status + (v.live ? " (live)" : ""));
   const cost = el("p", { id: "run-cost" }, "cost so far " + usd(v.costUsd) + (v.costBasis.length ? " (" + v.costBasis.join(", ") + ")" : ""));
+  const runGates = el("ul", { id: "run-gates" }, ...v.gates.map((g) => el("li", { class: "verdict " + g.verdict }, "run " + g.gate + " " + g.verdict + " tree " + String(g.tree).slice(0, 10))));
   const controls = el("div", { id: "controls" });
   if (v.live) {
     controls.append(
@@ -73,7 +74,7 @@ function renderRun() {
     el("tr", {}, ...["story", "title", "status", "tier", "attempts", "stage", "cost", "gates (tree judged)", "reason", ""].map((h) => el("th", {}, h))),
     ...rows);
   const log = el("pre", { id: "log" }, v.log.join("\n"));
-  root.replaceChildren(head, cost, controls, pending, table, el("h3", {}, "log"), log);
+  root.replaceChildren(head, cost, runGates, controls, pending, table, el("h3", {}, "log"), log);
 }
 
 async function choose(runId) {

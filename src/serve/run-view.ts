@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { requestFile, responseFile } from "../interaction/channels/file.js";
+import { RUN_SCOPE } from "../ledger/entry.js";
 import type { EventArgs } from "../reporters/types.js";
 import { EventsTail, type LoggedEvent } from "./events-tail.js";
 import { logLine } from "./log-lines.js";
@@ -54,6 +55,8 @@ export interface RunView {
   costBasis: string[];
   currentStory?: string;
   stories: StoryView[];
+  /** Verdicts on the whole run (deferred regression, acceptance), not on one story. */
+  gates: GateView[];
   pending: PendingRequest[];
   log: string[];
 }
@@ -64,6 +67,17 @@ export class RunWatcher {
   private readonly stories = new Map<string, StoryView>();
   private readonly requests = new Map<string, Omit<PendingRequest, "answerable">>();
   private readonly log: string[] = [];
+  private readonly runGates: GateView[] = [];
+  /** Run-scoped events land here, never in the story list. */
+  private readonly runScope: StoryView = {
+    id: RUN_SCOPE,
+    title: "the run",
+    status: "",
+    attempts: 0,
+    costUsd: 0,
+    costBasis: [],
+    gates: this.runGates,
+  };
   private status = "starting";
   private ended = false;
   private feature: string | undefined;
@@ -131,6 +145,7 @@ export class RunWatcher {
         costUsd: round(story.costUsd),
         gates: [...story.gates],
       })),
+      gates: [...this.runGates],
       pending,
       log: [...this.log],
     };
@@ -142,6 +157,7 @@ export class RunWatcher {
   }
 
   private story(id: string, title?: string): StoryView {
+    if (id === RUN_SCOPE) return this.runScope;
     let story = this.stories.get(id);
     if (!story) {
       story = {

@@ -1,0 +1,101 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import type { RunListItem } from "../../src/serve/hub.js";
+import type { RunView } from "../../src/serve/run-view.js";
+import { startServer } from "../../src/serve/server.js";
+import { baseConfig, gantry, lastRun, makeProject, passingTest, prdStories, story } from "../e2e/harness.js";
+import { call } from "./http.js";
+
+const TOKEN = "e2e-token";
+const auth = { authorization: `Bearer ${TOKEN}` };
+const json = { ...auth, "content-type": "application/json" };
+const module = (name: string) => ({
+  write: {
+    [`src/${name}.js`]: `export const ${name} = 2;\n`,
+    [`test/${name}.test.js`]: passingTest(
+      name,
+      `const { ${name} } = await import("../src/${name}.js");\n  assert.equal(${name}, 2);`,
+    ),
+  },
+});
+
+/** Waits for a live run to ask a question the server can answer; returns the run and the question. */
+export async function pendingQuestion(
+  port: number,
+  headers: Record<string, string>,
+): Promise<{ runId: string; requestId: string; options: string[] }> {
+  for (let i = 0; i < 600; i++) {
+    const runs = (await call(port, "GET", "/api/runs", { headers })).body as unknown as RunListItem[];
+    for (const run of runs.filter((r) => r.live)) {
+      const view = (await call(port, "GET", `/api/runs/${run.runId}`, { headers }))
+        .body as unknown as RunView;
+      const question = view.pending.find((q) => q.answerable);
+      if (question) return { runId: run.runId, requestId: question.id, options: question.options };
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("no question came");
+}
+
+describe("gantry serve steering a real run of the built CLI", { timeout: 120_000 }, () => {
+  it("a question answered on the page lets the run go on; a skip sent for a later story skips it", async () => {
+    const root = makeProject({
+      stories: [story("US-1", { acceptanceCriteria: [] }), story("US-2"), story("US-3")],
+      plan: { "US-1": [module("alpha")], "US-2": [module("beta")], "US-3": [module("gamma")] },
+      config: {
+        ...baseConfig(),
+        interaction: {
+          channel: "serve",
+          file: { pollMs: 50 },
+          triggers: { "story-ambiguity": { timeoutSeconds: 90 } },
+        },
+      },
+    });
+    const server = await startServer({ root, host: "127.0.0.1", port: 0, token: TOKEN, pollMs: 50 });
+    try {
+      const running = gantry(root, ["run", "--feature", "f"]);
+      const { runId, requestId, options } = await pendingQuestion(server.port, auth);
+      assert.deepEqual(options, ["approve", "skip", "abort"]);
+      const skip = await call(server.port, "POST", `/api/runs/${runId}/control`, {
+        headers: json,
+        body: JSON.stringify({ action: "skip", storyId: "US-2" }),
+      });
+      assert.equal(skip.status, 200, skip.text);
+      const answer = await call(server.port, "POST", `/api/runs/${runId}/answer`, {
+        headers: json,
+        body: JSON.stringify({ requestId, action: "approve" }),
+      });
+      assert.equal(answer.status, 200, answer.text);
+      const result = await running;
+      assert.equal(result.code, 1, `a skipped story is not done: ${result.stderr}`);
+      const stories = prdStories(root);
+      assert.deepEqual(
+        ["US-1", "US-2", "US-3"].map((id) => stories[id]?.status),
+        ["passed", "skipped", "passed"],
+      );
+      const { events } = lastRun(root);
+      const response = events.find((e) => e.type === "interaction:response");
+      assert.deepEqual([response?.action, response?.respondedBy], ["approve", "serve:page"]);
+      const control = events.find((e) => e.type === "run:control");
+      assert.deepEqual([control?.action, control?.storyId, control?.by], ["skip", "US-2", "page"]);
+      const finished = (await call(server.port, "GET", `/api/runs/${runId}`, { headers: auth }))
+        .body as unknown as RunView;
+      assert.equal(finished.live, false);
+      assert.deepEqual(
+        finished.stories.map((s) => [s.id, s.status]),
+        [
+          ["US-1", "passed"],
+          ["US-2", "skipped"],
+          ["US-3", "passed"],
+        ],
+      );
+      assert.ok(
+        finished.stories[0]?.gates.some(
+          (g) => g.gate === "verify" && g.verdict === "pass" && /^[0-9a-f]{40}$/.test(g.tree),
+        ),
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
