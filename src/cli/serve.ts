@@ -26,11 +26,14 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
       `gantry serve: warning: listening on ${host}, not only this machine; anyone who can reach it and holds the token can steer your runs\n`,
     );
   const { token, file } = createToken(root);
+  const { startDeviceRoutes } = await import("../serve/devices/routes.js");
+  const devices = startDeviceRoutes(root, { warn: (line) => process.stderr.write(`${line}\n`) });
   const server = await startServer({
     root,
     host: host === "localhost" ? "127.0.0.1" : host,
     port,
     token,
+    deviceRoutes: devices.routes,
   });
   process.stdout.write(`gantry serve: ${server.url}#token=${token}\n`);
   process.stderr.write(

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, it } from "node:test";
+import { startDeviceRoutes } from "../../src/serve/devices/routes.js";
 import type { RunListItem } from "../../src/serve/hub.js";
 import type { RunView } from "../../src/serve/run-view.js";
 import { startServer } from "../../src/serve/server.js";
@@ -38,9 +42,13 @@ export async function pendingQuestion(
 }
 
 describe("gantry serve steering a real run of the built CLI", { timeout: 120_000 }, () => {
-  it("a question answered on the page lets the run go on; a skip sent for a later story skips it", async () => {
+  it("a question answered on the page and one signed by a phone let the run go on; a skip control skips a later story", async () => {
     const root = makeProject({
-      stories: [story("US-1", { acceptanceCriteria: [] }), story("US-2"), story("US-3")],
+      stories: [
+        story("US-1", { acceptanceCriteria: [] }),
+        story("US-2"),
+        story("US-3", { acceptanceCriteria: [] }),
+      ],
       plan: { "US-1": [module("alpha")], "US-2": [module("beta")], "US-3": [module("gamma")] },
       config: {
         ...baseConfig(),
@@ -51,7 +59,29 @@ describe("gantry serve steering a real run of the built CLI", { timeout: 120_000
         },
       },
     });
-    const server = await startServer({ root, host: "127.0.0.1", port: 0, token: TOKEN, pollMs: 50 });
+    const keyFile = join(mkdtempSync(join(tmpdir(), "gantry-device-")), "phone.pem");
+    const keygen = await gantry(root, ["devices", "keygen", "--out", keyFile]);
+    const enrol = await gantry(root, [
+      "devices",
+      "add",
+      "--name",
+      "phone",
+      "--public-key",
+      keygen.stdout.trim(),
+      "--scopes",
+      "read,answer",
+    ]);
+    assert.equal(enrol.code, 0, enrol.stderr);
+    const deviceId = enrol.stdout.trim();
+    const devices = startDeviceRoutes(root, { warn: () => {} });
+    const server = await startServer({
+      root,
+      host: "127.0.0.1",
+      port: 0,
+      token: TOKEN,
+      pollMs: 50,
+      deviceRoutes: devices.routes,
+    });
     try {
       const running = gantry(root, ["run", "--feature", "f"]);
       const { runId, requestId, options } = await pendingQuestion(server.port, auth);
@@ -66,6 +96,26 @@ describe("gantry serve steering a real run of the built CLI", { timeout: 120_000
         body: JSON.stringify({ requestId, action: "approve" }),
       });
       assert.equal(answer.status, 200, answer.text);
+      // US-3 asks too: this time a phone answers, signed by the reference client.
+      const next = await pendingQuestion(server.port, auth);
+      assert.notEqual(next.requestId, requestId);
+      const signedAnswer = await gantry(root, [
+        "devices",
+        "sign",
+        "--device",
+        deviceId,
+        "--key",
+        keyFile,
+        "--method",
+        "POST",
+        "--target",
+        `/v1/device/runs/${runId}/answer`,
+        "--body",
+        JSON.stringify({ requestId: next.requestId, action: "approve" }),
+        "--url",
+        `http://127.0.0.1:${server.port}`,
+      ]);
+      assert.equal(signedAnswer.code, 0, signedAnswer.stdout + signedAnswer.stderr);
       const result = await running;
       assert.equal(result.code, 1, `a skipped story is not done: ${result.stderr}`);
       const stories = prdStories(root);
@@ -74,8 +124,14 @@ describe("gantry serve steering a real run of the built CLI", { timeout: 120_000
         ["passed", "skipped", "passed"],
       );
       const { events } = lastRun(root);
-      const response = events.find((e) => e.type === "interaction:response");
-      assert.deepEqual([response?.action, response?.respondedBy], ["approve", "serve:page"]);
+      const responses = events.filter((e) => e.type === "interaction:response");
+      assert.deepEqual(
+        responses.map((r) => [r.action, r.respondedBy]),
+        [
+          ["approve", "serve:page"],
+          ["approve", `serve:device:${deviceId}`],
+        ],
+      );
       const control = events.find((e) => e.type === "run:control");
       assert.deepEqual([control?.action, control?.storyId, control?.by], ["skip", "US-2", "page"]);
       const finished = (await call(server.port, "GET", `/api/runs/${runId}`, { headers: auth }))
