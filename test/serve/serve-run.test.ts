@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -7,7 +7,17 @@ import { startDeviceRoutes } from "../../src/serve/devices/routes.js";
 import type { RunListItem } from "../../src/serve/hub.js";
 import type { RunView } from "../../src/serve/run-view.js";
 import { startServer } from "../../src/serve/server.js";
-import { baseConfig, gantry, lastRun, makeProject, passingTest, prdStories, story } from "../e2e/harness.js";
+import {
+  baseConfig,
+  gantry,
+  lastRun,
+  makeProject,
+  passingTest,
+  prdStories,
+  runDirs,
+  story,
+} from "../e2e/harness.js";
+import { follow } from "./follow.js";
 import { call } from "./http.js";
 
 const TOKEN = "e2e-token";
@@ -84,6 +94,13 @@ describe("gantry serve steering a real run of the built CLI", { timeout: 120_000
     });
     try {
       const running = gantry(root, ["run", "--feature", "f"]);
+      // `gantry logs --follow` from another process follows the same run until it ends.
+      let followed: ReturnType<typeof follow> | undefined;
+      for (let i = 0; i < 300 && !followed; i++) {
+        if (runDirs(root).some((dir) => existsSync(join(dir, "events.jsonl"))))
+          followed = follow(root, ["-f", "f"]);
+        else await new Promise((r) => setTimeout(r, 50));
+      }
       const { runId, requestId, options } = await pendingQuestion(server.port, auth);
       assert.deepEqual(options, ["approve", "skip", "abort"]);
       const skip = await call(server.port, "POST", `/api/runs/${runId}/control`, {
@@ -117,6 +134,7 @@ describe("gantry serve steering a real run of the built CLI", { timeout: 120_000
       ]);
       assert.equal(signedAnswer.code, 0, signedAnswer.stdout + signedAnswer.stderr);
       const result = await running;
+      const finished = Date.now();
       assert.equal(result.code, 1, `a skipped story is not done: ${result.stderr}`);
       const stories = prdStories(root);
       assert.deepEqual(
@@ -134,11 +152,27 @@ describe("gantry serve steering a real run of the built CLI", { timeout: 120_000
       );
       const control = events.find((e) => e.type === "run:control");
       assert.deepEqual([control?.action, control?.storyId, control?.by], ["skip", "US-2", "page"]);
-      const finished = (await call(server.port, "GET", `/api/runs/${runId}`, { headers: auth }))
-        .body as unknown as RunView;
-      assert.equal(finished.live, false);
+      const logs = await followed;
+      assert.ok(logs, "the run started");
+      assert.equal(logs.code, 0);
+      assert.ok(logs.at - finished < 5_000, "--follow ended with the run");
+      assert.match(logs.stdout, /^\[\d\d:\d\d:\d\d\] run \S+: feature f, 3 stories$/m);
+      assert.match(logs.stdout, /answered story-ambiguity: approve \(serve:page\)/);
+      assert.match(logs.stdout, /control skip US-2 \(page\)/);
+      assert.match(logs.stdout, /run complete: 2 passed/);
+      const again = await gantry(root, ["logs", "--feature", "f"]);
+      assert.equal(again.stdout, logs.stdout, "the same lines from the finished run's files");
+      const lines = (await gantry(root, ["logs", "--json", "--run", runId])).stdout.trim().split("\n");
       assert.deepEqual(
-        finished.stories.map((s) => [s.id, s.status]),
+        [JSON.parse(lines[0] ?? "{}").type, JSON.parse(lines.at(-1) ?? "{}").type],
+        ["run:start", "run:complete"],
+      );
+
+      const view = (await call(server.port, "GET", `/api/runs/${runId}`, { headers: auth }))
+        .body as unknown as RunView;
+      assert.equal(view.live, false);
+      assert.deepEqual(
+        view.stories.map((s) => [s.id, s.status]),
         [
           ["US-1", "passed"],
           ["US-2", "skipped"],
@@ -146,7 +180,7 @@ describe("gantry serve steering a real run of the built CLI", { timeout: 120_000
         ],
       );
       assert.ok(
-        finished.stories[0]?.gates.some(
+        view.stories[0]?.gates.some(
           (g) => g.gate === "verify" && g.verdict === "pass" && /^[0-9a-f]{40}$/.test(g.tree),
         ),
       );
