@@ -42,26 +42,14 @@ export class RunHub {
     return this.clients.size;
   }
 
+  /** A run's watcher; a run directory not seen yet is looked for at once rather than at the next poll. */
   watcher(runId: string): RunWatcher | undefined {
-    this.poll();
+    if (!this.watchers.has(runId)) this.poll();
     return this.watchers.get(runId);
   }
 
   list(): RunListItem[] {
-    return [...this.watchers.values()]
-      .map((watcher) => {
-        const view = watcher.view();
-        return {
-          runId: view.runId,
-          ...(view.feature ? { feature: view.feature } : {}),
-          status: view.status,
-          live: view.live,
-          ...(view.startedAt ? { startedAt: view.startedAt } : {}),
-          costUsd: view.costUsd,
-          stories: view.stories.length,
-        };
-      })
-      .reverse();
+    return [...this.watchers.values()].map((watcher) => watcher.summary()).reverse();
   }
 
   /** A run's view with, for a live run, the feature's stories it has not reached yet. */
@@ -78,7 +66,7 @@ export class RunHub {
   /** The newest live run, else the newest run. */
   currentRunId(): string | undefined {
     const all = [...this.watchers.values()];
-    return (all.filter((w) => w.view().live).at(-1) ?? all.at(-1))?.runId;
+    return (all.filter((w) => w.summary().live).at(-1) ?? all.at(-1))?.runId;
   }
 
   /** Opens an event stream; false when the bound on clients is reached. */
@@ -114,17 +102,23 @@ export class RunHub {
     for (const runId of changed) this.broadcast("run", this.view(runId));
   }
 
+  /** One frame, serialized once, to every client. */
   private broadcast(event: string, data: unknown): void {
-    for (const client of this.clients) this.send(client, event, data);
+    const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+    for (const client of this.clients) this.write(client, frame);
   }
 
   private send(client: ServerResponse, event: string, data: unknown): void {
+    this.write(client, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  }
+
+  private write(client: ServerResponse, frame: string): void {
     // A client whose socket buffer is already over 1 MiB is not reading: drop it.
     if (client.writableLength > 1024 * 1024) {
       client.destroy();
       this.clients.delete(client);
       return;
     }
-    client.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    client.write(frame);
   }
 }

@@ -5,7 +5,7 @@ import { RUN_SCOPE } from "../ledger/entry.js";
 import type { EventArgs } from "../reporters/types.js";
 import { EventsTail, type LoggedEvent } from "./events-tail.js";
 import { logLine } from "./log-lines.js";
-import { EVENTS_LOG, RUN_ENDS, readRunFiles } from "./run-files.js";
+import { EVENTS_LOG, RUN_ENDS, readRunFiles, runDir } from "./run-files.js";
 
 const LOG_TAIL = 40;
 const INTERACTION_DIR = "interaction";
@@ -91,11 +91,27 @@ export class RunWatcher {
   /** Goes up with every change the page would show. */
   version = 0;
 
+  private readonly dir: string;
+
   constructor(
     private readonly root: string,
     readonly runId: string,
   ) {
-    this.tail = new EventsTail(join(readRunFiles(root, runId).dir, EVENTS_LOG));
+    this.dir = runDir(root, runId);
+    this.tail = new EventsTail(join(this.dir, EVENTS_LOG));
+  }
+
+  /** What the run list shows, without copying the stories and the log. */
+  summary() {
+    return {
+      runId: this.runId,
+      ...(this.feature ? { feature: this.feature } : {}),
+      status: this.status,
+      live: this.live,
+      ...(this.startedAt ? { startedAt: this.startedAt } : {}),
+      costUsd: round(this.costUsd),
+      stories: this.stories.size,
+    };
   }
 
   /** Whether the run can still change: not ended, or its process is still there. */
@@ -123,7 +139,7 @@ export class RunWatcher {
   }
 
   view(): RunView {
-    const dir = join(readRunFiles(this.root, this.runId).dir, INTERACTION_DIR);
+    const dir = join(this.dir, INTERACTION_DIR);
     const pending = [...this.requests.values()].map((request) => ({
       ...request,
       answerable:
