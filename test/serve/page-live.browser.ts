@@ -1,4 +1,4 @@
-// The live page against a real run of the built CLI (npm run test:serve-page; heavier than npm test's page case).
+// The live page against a real run of the built CLI (npm run test:serve-live; heavier than npm test's page case).
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
