@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { relative } from "node:path";
 import { InputError } from "../config/input-error.js";
 import { startServer } from "../serve/server.js";
@@ -44,5 +45,6 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
     process.once("SIGTERM", () => resolve());
   });
   await server.close();
+  rmSync(file, { force: true }); // the token dies with the server
   return 0;
 }

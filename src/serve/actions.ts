@@ -35,6 +35,8 @@ export function answerRequest(
   const request = watcher.pendingRequest(body.requestId);
   if (!request || !view.live)
     return { status: 404, code: "no-pending-request", message: "no such question is waiting in this run" };
+  if (request.expiresAt && Date.parse(request.expiresAt) < Date.now())
+    return { status: 409, code: "expired", message: "the question's time is up; the run took its fallback" };
   if (!request.options.includes(body.action))
     return {
       status: 422,
