@@ -21,6 +21,8 @@ export class RunHub {
   private readonly watchers = new Map<string, RunWatcher>();
   private readonly clients = new Set<ServerResponse>();
   private timer: NodeJS.Timeout | undefined;
+  private readonly cache = new Map<string, { version: number; json: string }>();
+  private lastList = "";
 
   constructor(
     private readonly root: string,
@@ -63,6 +65,17 @@ export class RunHub {
     return view;
   }
 
+  /** The view as JSON, made once per change of the run (many clients ask for the same state). */
+  viewJson(runId: string): string | undefined {
+    const watcher = this.watcher(runId);
+    if (!watcher) return undefined;
+    const cached = this.cache.get(runId);
+    if (cached && cached.version === watcher.version) return cached.json;
+    const json = JSON.stringify(this.view(runId));
+    this.cache.set(runId, { version: watcher.version, json });
+    return json;
+  }
+
   /** The newest live run, else the newest run. */
   currentRunId(): string | undefined {
     const all = [...this.watchers.values()];
@@ -79,9 +92,10 @@ export class RunHub {
     });
     this.clients.add(response);
     response.on("close", () => this.clients.delete(response));
-    this.send(response, "runs", this.list());
+    this.write(response, frame("runs", JSON.stringify(this.list())));
     const current = this.currentRunId();
-    if (current) this.send(response, "run", this.view(current));
+    const json = current ? this.viewJson(current) : undefined;
+    if (json) this.write(response, frame("run", json));
     return true;
   }
 
@@ -98,18 +112,21 @@ export class RunHub {
       if (watcher.open && watcher.refresh()) changed.push(watcher.runId);
     }
     if (this.clients.size === 0) return;
-    if (added || changed.length > 0) this.broadcast("runs", this.list());
-    for (const runId of changed) this.broadcast("run", this.view(runId));
+    if (added || changed.length > 0) {
+      const list = JSON.stringify(this.list());
+      // The list changes less often than a run does: sent only when it did.
+      if (list !== this.lastList) this.broadcast(frame("runs", list));
+      this.lastList = list;
+    }
+    for (const runId of changed) {
+      const json = this.viewJson(runId);
+      if (json) this.broadcast(frame("run", json));
+    }
   }
 
-  /** One frame, serialized once, to every client. */
-  private broadcast(event: string, data: unknown): void {
-    const frame = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-    for (const client of this.clients) this.write(client, frame);
-  }
-
-  private send(client: ServerResponse, event: string, data: unknown): void {
-    this.write(client, `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+  /** One frame, made once, to every client. */
+  private broadcast(text: string): void {
+    for (const client of this.clients) this.write(client, text);
   }
 
   private write(client: ServerResponse, frame: string): void {
@@ -122,3 +139,5 @@ export class RunHub {
     client.write(frame);
   }
 }
+
+const frame = (event: string, json: string) => `event: ${event}\ndata: ${json}\n\n`;

@@ -84,7 +84,7 @@ export async function validBody<T>(
  */
 export async function startServer(options: ServeOptions): Promise<ServeHandle> {
   const hub = new RunHub(options.root, {
-    pollMs: options.pollMs ?? 250,
+    pollMs: options.pollMs ?? 500,
     maxClients: options.maxClients ?? 64,
   });
   const validators = loadBodyValidators();
@@ -177,10 +177,10 @@ async function tokenRoutes(context: RouteContext, method: string): Promise<void>
     return sendJson(res, 404, { code: "not-found", message: "no such route" });
   const verb = match[2];
   if (method === "GET" && verb === undefined) {
-    const view = hub.view(runId);
-    return view
-      ? sendJson(res, 200, view)
-      : sendJson(res, 404, { code: "unknown-run", message: `no run ${runId}` });
+    const json = hub.viewJson(runId);
+    if (json === undefined) return sendJson(res, 404, { code: "unknown-run", message: `no run ${runId}` });
+    res.writeHead(200, { ...COMMON, "content-type": "application/json; charset=utf-8" });
+    return void res.end(json);
   }
   if (method === "POST" && verb === "answer") {
     const body = await validBody<{ requestId: string; action: string }>(context, "answer");
