@@ -22,6 +22,12 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
   const host = options.host ?? "127.0.0.1";
   if (!/^[A-Za-z0-9.:-]{1,253}$/.test(host))
     throw new InputError("--host", "", `expected an address or host name, got ${JSON.stringify(host)}`);
+  if (host === "0.0.0.0" || host === "::")
+    throw new InputError(
+      "--host",
+      "",
+      `expected the address or name clients will use (every request's Host must be the server's own), not ${host}`,
+    );
   if (!LOOPBACK.has(host))
     process.stderr.write(
       `gantry serve: warning: listening on ${host}, not only this machine; anyone who can reach it and holds the token can steer your runs\n`,

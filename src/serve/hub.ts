@@ -23,6 +23,7 @@ export class RunHub {
   private timer: NodeJS.Timeout | undefined;
   private readonly cache = new Map<string, { version: number; json: string }>();
   private lastList = "";
+  private polls = 0;
 
   constructor(
     private readonly root: string,
@@ -112,6 +113,8 @@ export class RunHub {
       if (watcher.open && watcher.refresh()) changed.push(watcher.runId);
     }
     if (this.clients.size === 0) return;
+    // A comment line now and then keeps idle streams open through proxies and finds clients that left.
+    if (++this.polls % 40 === 0) this.broadcast(": keep-alive\n\n");
     if (added || changed.length > 0) {
       const list = JSON.stringify(this.list());
       // The list changes less often than a run does: sent only when it did.
