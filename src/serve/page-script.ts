@@ -84,7 +84,8 @@ async function choose(runId) {
 }
 
 function onRun(view) {
-  const follow = chosen === null && (!shown || view.live || view.runId === shown.runId || !shown.live);
+  // Unless a run was picked, follow the live one; stay on it while it lives (two features may run at once).
+  const follow = chosen === null && (!shown || view.runId === shown.runId || (view.live && !shown.live));
   if ((chosen !== null && view.runId === chosen) || follow) { shown = view; renderRun(); renderRuns(); }
 }
 
