@@ -4,11 +4,26 @@ import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { CLI, cliEnvironment, gantry } from "../e2e/harness.js";
+import { devicesAddCommand, devicesRevokeCommand } from "../../src/cli/devices.js";
+import { serveCommand } from "../../src/cli/serve.js";
+import { readRegistry, registryFile } from "../../src/serve/devices/registry.js";
+import { CLI, cliEnvironment } from "../e2e/harness.js";
 import { deviceKeys } from "./device-client.js";
 import { call } from "./http.js";
 
-describe("gantry serve and gantry devices (built CLI)", () => {
+/** Drops what the commands print; returns the undo. */
+function silence(): () => void {
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  return () => {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  };
+}
+
+describe("gantry serve and gantry devices", () => {
   it("serve prints a URL with the token, keeps it 0600 while it runs, and removes it on Ctrl-C", async () => {
     const root = mkdtempSync(join(tmpdir(), "gantry-serve-cli-"));
     const child = spawn(process.execPath, [CLI, "serve", "--dir", root], {
@@ -44,50 +59,43 @@ describe("gantry serve and gantry devices (built CLI)", () => {
     assert.ok(!existsSync(join(root, ".gantry", "serve", "token")), "the token went with the server");
   });
 
-  it("serve refuses a bad port; devices refuses a bad key and scope, lists, and revokes", async () => {
+  it("serve refuses a bad port and 0.0.0.0; devices refuses a bad key and scope, enrols 0600, revokes", async () => {
     const root = mkdtempSync(join(tmpdir(), "gantry-devices-cli-"));
-    const port = await gantry(root, ["serve", "--port", "99999"]);
-    assert.equal(port.code, 2);
-    assert.match(port.stderr, /--port.*expected a port 0-65535/);
-    const badKey = await gantry(root, ["devices", "add", "--name", "phone", "--public-key", "abc"]);
-    assert.equal(badKey.code, 2);
-    assert.match(badKey.stderr, /--public-key.*Ed25519 public key/);
-    const keys = deviceKeys();
-    const badScope = await gantry(root, [
-      "devices",
-      "add",
-      "--name",
-      "phone",
-      "--public-key",
-      keys.publicKey,
-      "--scopes",
-      "read,pause",
-    ]);
-    assert.equal(badScope.code, 2);
-    const added = await gantry(root, [
-      "devices",
-      "add",
-      "--name",
-      "phone",
-      "--public-key",
-      keys.publicKey,
-      "--scopes",
-      "read,answer",
-    ]);
-    assert.equal(added.code, 0, added.stderr);
-    const id = added.stdout.trim();
-    assert.match(id, /^d-[0-9a-f]{12}$/);
-    assert.equal(statSync(join(root, ".gantry", "serve", "devices.json")).mode & 0o777, 0o600);
-    assert.equal((await gantry(root, ["devices", "revoke", id])).code, 0);
-    const list = JSON.parse((await gantry(root, ["devices", "list", "--json"])).stdout);
-    assert.deepEqual(
-      list.map((d: { id: string; scopes: string[]; revokedAt?: string }) => [
-        d.id,
-        d.scopes,
-        Boolean(d.revokedAt),
-      ]),
-      [[id, ["read", "answer"], true]],
+    await assert.rejects(serveCommand({ dir: root, port: "99999" }), /--port.*expected a port 0-65535/);
+    await assert.rejects(
+      serveCommand({ dir: root, host: "0.0.0.0" }),
+      /--host.*the address or name clients will use/,
     );
-    assert.equal((await gantry(root, ["devices", "revoke", "d-000000000000"])).code, 2);
+    await assert.rejects(
+      devicesAddCommand({ dir: root, name: "phone", publicKey: "abc" }),
+      /--public-key.*Ed25519 public key/,
+    );
+    const keys = deviceKeys();
+    await assert.rejects(
+      devicesAddCommand({ dir: root, name: "phone", publicKey: keys.publicKey, scopes: "read,pause" }),
+      /--scopes/,
+    );
+    const quiet = silence();
+    try {
+      assert.equal(
+        await devicesAddCommand({
+          dir: root,
+          name: "phone",
+          publicKey: keys.publicKey,
+          scopes: "read,answer",
+        }),
+        0,
+      );
+      const [device] = readRegistry(root).devices;
+      assert.ok(device);
+      assert.match(device.id, /^d-[0-9a-f]{12}$/);
+      assert.deepEqual(device.scopes, ["read", "answer"]);
+      assert.equal(statSync(registryFile(root)).mode & 0o777, 0o600);
+      assert.equal(await devicesRevokeCommand(device.id, { dir: root }), 0);
+      assert.ok(readRegistry(root).devices[0]?.revokedAt);
+      await assert.rejects(devicesRevokeCommand("d-000000000000", { dir: root }), /no enrolled device/);
+    } finally {
+      quiet();
+    }
   });
 });

@@ -162,11 +162,6 @@ describe("gantry serve steering a real run of the built CLI", { timeout: 120_000
       assert.match(logs.stdout, /run complete: 2 passed/);
       const again = await gantry(root, ["logs", "--feature", "f"]);
       assert.equal(again.stdout, logs.stdout, "the same lines from the finished run's files");
-      const lines = (await gantry(root, ["logs", "--json", "--run", runId])).stdout.trim().split("\n");
-      assert.deepEqual(
-        [JSON.parse(lines[0] ?? "{}").type, JSON.parse(lines.at(-1) ?? "{}").type],
-        ["run:start", "run:complete"],
-      );
 
       const view = (await call(server.port, "GET", `/api/runs/${runId}`, { headers: auth }))
         .body as unknown as RunView;
