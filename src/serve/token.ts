@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** `.gantry/serve/`: the server's token, the device registry, the nonce store and the audit log. */
@@ -9,6 +9,9 @@ export const TOKEN_FILE = "token";
 export function serveDir(root: string): string {
   const dir = join(root, SERVE_DIR);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // Nothing in here belongs in the repository (a token, the enrolled keys): the directory ignores itself.
+  const ignore = join(dir, ".gitignore");
+  if (!existsSync(ignore)) writeFileSync(ignore, "*\n");
   return dir;
 }
 

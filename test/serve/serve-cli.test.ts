@@ -47,6 +47,11 @@ describe("gantry serve and gantry devices", () => {
       assert.equal(readFileSync(file, "utf8").trim(), token);
       assert.equal(statSync(file).mode & 0o777, 0o600);
       assert.equal(
+        readFileSync(join(root, ".gantry", "serve", ".gitignore"), "utf8"),
+        "*\n",
+        "never committed",
+      );
+      assert.equal(
         (await call(Number(port), "GET", "/api/runs", { headers: { authorization: `Bearer ${token}` } }))
           .text,
         "[]",
