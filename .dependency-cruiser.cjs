@@ -37,7 +37,7 @@ module.exports = {
       comment: "stages emit events; subscribers react. A stage importing a subscriber bypasses the bus.",
       severity: "error",
       from: { path: "^src/stages/" },
-      to: { path: "^src/(subscribers|reporters|interaction)/" },
+      to: { path: "^src/(subscribers|reporters|interaction|serve)/" },
     },
     {
       name: "model-imports-nothing",

@@ -3,7 +3,7 @@
  * with min and max, next to its baseline measured in the same run, and the ratio (figure / baseline).
  * Nothing here fails on a time: the numbers are measured and printed, not asserted.
  *
- *   node --import tsx bench/run.ts [startup] [stories] [scale] [bus] [scoped] [parsers] [sandbox] [--json FILE]
+ *   node --import tsx bench/run.ts [startup] [stories] [scale] [bus] [scoped] [parsers] [sandbox] [serve] [--json FILE]
  *
  * With no names, all of them. BENCH_MB sets the parser logs' size (default 20 here; 50 run alone).
  */
@@ -15,6 +15,7 @@ import { runParserBench } from "./parsers.bench.js";
 import { runSandboxBench } from "./sandbox.bench.js";
 import { runScaleBench } from "./scale.bench.js";
 import { runScopedTestsBench } from "./scoped-tests.bench.js";
+import { runServeBench } from "./serve.bench.js";
 import { runStartupBench } from "./startup.bench.js";
 import { measureStories, RUNS, STORIES, type StoryMeasures, storyRows } from "./story-overhead.bench.js";
 
@@ -31,6 +32,7 @@ const BENCHMARKS: Record<string, () => Promise<Row[]>> = {
   scoped: runScopedTestsBench,
   parsers: () => runParserBench(Number(process.env.BENCH_MB ?? 20)),
   sandbox: runSandboxBench,
+  serve: runServeBench,
 };
 
 function number(value: number, unit: string): string {

@@ -110,6 +110,64 @@ program
   .option("--json", "machine-readable output, on stdout")
   .action(async (options) => exit(await (await import("./cli/agents.js")).agentsCommand(options)));
 
+program
+  .command("logs")
+  .description("print a run's progress lines (the newest run unless --run names one)")
+  .option("-f, --feature <name>", "the newest run of this feature")
+  .option("--run <id>", "a run id under .gantry/runs/")
+  .option("--follow", "follow a live run until it ends")
+  .option("--dir <path>", "the project root (default: .)")
+  .option("--json", "the run's events, one JSON object a line, on stdout")
+  .action(async (options) => exit(await (await import("./cli/logs.js")).logsCommand(options)));
+
+program
+  .command("serve")
+  .description("serve a live page of every run, and signed device routes (docs/serve.md)")
+  .option("--port <n>", "the port (default: a free one)")
+  .option("--host <address>", "listen on this address instead of 127.0.0.1 (warns)")
+  .option("--dir <path>", "the project root (default: .)")
+  .action(async (options) => exit(await (await import("./cli/serve.js")).serveCommand(options)));
+
+const devices = program
+  .command("devices")
+  .description("enrol, list and revoke devices that may use gantry serve's signed routes");
+const devicesCli = () => import("./cli/devices.js");
+devices
+  .command("add")
+  .description("enrol a device's Ed25519 public key")
+  .requiredOption("--name <name>", "what the device is called")
+  .requiredOption("--public-key <base64>", "the device's Ed25519 public key: 32 raw bytes, base64")
+  .option("--scopes <list>", "read, answer (comma-separated)", "read")
+  .option("--dir <path>", "the project root (default: .)")
+  .action(async (options) => exit(await (await devicesCli()).devicesAddCommand(options)));
+devices
+  .command("list")
+  .description("list the enrolled devices")
+  .option("--dir <path>", "the project root (default: .)")
+  .option("--json", "machine-readable output, on stdout")
+  .action(async (options) => exit(await (await devicesCli()).devicesListCommand(options)));
+devices
+  .command("revoke")
+  .description("revoke a device: its requests are refused from now on")
+  .argument("<id>", "the device id (see gantry devices list)")
+  .option("--dir <path>", "the project root (default: .)")
+  .action(async (id: string, options) => exit(await (await devicesCli()).devicesRevokeCommand(id, options)));
+devices
+  .command("keygen")
+  .description("make an Ed25519 key pair to try the device routes; prints the public key")
+  .requiredOption("--out <file>", "where the private key is written (PEM, 0600)")
+  .action(async (options) => exit(await (await devicesCli()).devicesKeygenCommand(options)));
+devices
+  .command("sign")
+  .description("sign one device request (the reference client); --url sends it")
+  .requiredOption("--device <id>", "the device id")
+  .requiredOption("--key <file>", "the device's private key (PEM)")
+  .requiredOption("--target <path>", "e.g. /v1/device/runs")
+  .option("--method <method>", "GET or POST", "GET")
+  .option("--body <json>", "the request body")
+  .option("--url <url>", "the server, e.g. http://127.0.0.1:8080")
+  .action(async (options) => exit(await (await devicesCli()).devicesSignCommand(options)));
+
 const ledger = program
   .command("ledger")
   .description("list a run's gate verdicts (the newest run unless --run names one)")

@@ -51,7 +51,7 @@ const trigger = <const A extends readonly [InteractionAction, ...InteractionActi
 
 export const InteractionSchema = z
   .strictObject({
-    channel: z.enum(["auto", "cli", "file", "webhook"]).default("auto"),
+    channel: z.enum(["auto", "cli", "file", "webhook", "serve"]).default("auto"),
     triggers: z
       .strictObject({
         "story-ambiguity": trigger(["approve", "skip", "abort"]).optional(),

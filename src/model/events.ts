@@ -151,6 +151,8 @@ export interface EventPayloads {
   };
   "interaction:response": { id: string; trigger: string; action: string; respondedBy: string };
   "gate:verdict": LedgerEntry;
+  /** A control given through `gantry serve` (pause after the current story, skip a story, abort), as the run took it. */
+  "run:control": { action: "pause" | "skip" | "abort"; storyId?: string; by: string };
 }
 
 export type EventName = keyof EventPayloads;

@@ -43,7 +43,8 @@ export function sandboxLayout(root: string, env: NodeJS.ProcessEnv = process.env
     join(home, ".gitconfig"),
     join(configHome, "git"),
   ];
-  const hidden = [gantryStateDirectory(env)];
+  // gantry serve's token, device registry and nonces: an agent that read the token could answer for a person.
+  const hidden = [gantryStateDirectory(env), join(root, ".gantry", "serve")];
   const present = (paths: string[]) =>
     [...new Set(paths.map((p) => resolve(p)))].filter((p) => existsSync(p));
   return {
@@ -154,6 +155,7 @@ export async function decideSandbox(
   if (found.works && found.bwrap) {
     // Made now, so it is hidden even when the run writes its first key only after sessions have begun.
     mkdirSync(gantryStateDirectory(env), { recursive: true, mode: 0o700 });
+    mkdirSync(join(root, ".gantry", "serve"), { recursive: true, mode: 0o700 });
     return { kind: "sandboxed", wrapper: bwrapArgs(sandboxLayout(root, env), found.bwrap) };
   }
   const reason = found.reason ?? "bwrap does not work here";

@@ -1,8 +1,11 @@
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 
-/** gantry's files outside the run directories: config.json, features/<f>/prd.json, specs. */
-const SKIPPED = new Set(["runs", "lock"]);
+/**
+ * gantry's files outside the run directories: config.json, features/<f>/prd.json, specs. `serve/` is
+ * the server's (token, devices, nonces, audit log): written while sessions run, never rolled back.
+ */
+const SKIPPED = new Set(["runs", "lock", "serve"]);
 /** Bounds on what is copied: a .gantry/ larger than this is reported, not copied whole. */
 const MAX_FILES = 5000;
 const MAX_BYTES = 64 * 1024 * 1024;

@@ -13,6 +13,7 @@ import { wireInteraction } from "./interaction.js";
 import { wireLedger } from "./ledger.js";
 import { wireReporters } from "./reporters.js";
 import { wireRunLog } from "./run-log.js";
+import { wireServeControl } from "./serve-control.js";
 
 export interface SubscriberDeps {
   runDir: string;
@@ -46,6 +47,7 @@ export function wireSubscribers(bus: EventBus, deps: SubscriberDeps): () => void
     wireHooks(bus, deps),
     wireInteraction(bus, deps),
     wireCostLog(bus, { runDir: deps.runDir }),
+    wireServeControl(bus, { runDir: deps.runDir, control: deps.control, warn: deps.warn }),
   ];
   disposers.push(wireReporters(bus, deps.reporters, { logger: deps.logger, warn: deps.warn }));
   return () => {

@@ -13,6 +13,7 @@ import { type Channel, createBroker, type InteractionRequest } from "../interact
 import { createAutoChannel } from "../interaction/channels/auto.js";
 import { createCliChannel } from "../interaction/channels/cli.js";
 import { createFileChannel } from "../interaction/channels/file.js";
+import { createServeChannel } from "../interaction/channels/serve.js";
 import { createWebhookChannel } from "../interaction/channels/webhook.js";
 import { type Question, triggerEnabled, wireTriggers } from "../interaction/triggers.js";
 import type { RunControl } from "../model/run-control.js";
@@ -97,6 +98,16 @@ function createChannel(deps: InteractionDeps): Channel {
       return createCliChannel({ input: deps.stdin ?? process.stdin, output: deps.stderr ?? process.stderr });
     case "file":
       return createFileChannel({ dir: join(deps.runDir, INTERACTION_DIR), pollMs: interaction.file.pollMs });
+    case "serve": {
+      const stdin = deps.stdin ?? process.stdin;
+      return createServeChannel({
+        dir: join(deps.runDir, INTERACTION_DIR),
+        pollMs: interaction.file.pollMs,
+        ...(stdin.isTTY
+          ? { terminal: createCliChannel({ input: stdin, output: deps.stderr ?? process.stderr }) }
+          : {}),
+      });
+    }
     case "webhook": {
       // The schema requires `webhook` with this channel.
       const webhook = interaction.webhook as NonNullable<typeof interaction.webhook>;

@@ -8,6 +8,8 @@ export interface FileChannelOptions {
   /** `<runDir>/interaction`. */
   dir: string;
   pollMs: number;
+  /** The channel's name, and the prefix of `respondedBy`: `file` unless another channel reuses the layout. */
+  name?: string;
 }
 
 export const requestFile = (dir: string, id: string) => join(dir, `${id}.request.json`);
@@ -18,13 +20,13 @@ export const responseFile = (dir: string, id: string) => join(dir, `${id}.respon
  * answer is read from `<id>.response.json` beside it, `{"action": "...", "respondedBy"?: "..."}`.
  * Polled every `pollMs`, at most until the request's timeout.
  */
-export function createFileChannel({ dir, pollMs }: FileChannelOptions): Channel {
+export function createFileChannel({ dir, pollMs, name = "file" }: FileChannelOptions): Channel {
   const publish = (request: InteractionRequest) => {
     mkdirSync(dir, { recursive: true });
     writeJsonAtomic(requestFile(dir, request.id), request);
   };
   return {
-    name: "file",
+    name,
     async notify(request) {
       publish(request);
     },
@@ -33,7 +35,7 @@ export function createFileChannel({ dir, pollMs }: FileChannelOptions): Channel 
       const path = responseFile(dir, request.id);
       const polls = Math.ceil(request.timeoutMs / pollMs) + 1;
       for (let poll = 0; poll < polls && !signal.aborted; poll++) {
-        const reply = readReply(path);
+        const reply = readReply(path, name);
         if (reply) return reply;
         await sleep(pollMs, undefined, { signal }).catch(() => {});
       }
@@ -43,7 +45,7 @@ export function createFileChannel({ dir, pollMs }: FileChannelOptions): Channel 
 }
 
 /** The answer, once the file holds whole JSON; a responder that writes in place may be caught mid-write. */
-function readReply(path: string): ChannelReply | undefined {
+function readReply(path: string, name: string): ChannelReply | undefined {
   if (!existsSync(path)) return undefined;
   let value: unknown;
   try {
@@ -54,6 +56,6 @@ function readReply(path: string): ChannelReply | undefined {
   if (typeof value !== "object" || value === null) return { unanswered: `${path} is not a JSON object` };
   const { action, respondedBy } = value as { action?: unknown; respondedBy?: unknown };
   if (typeof action !== "string") return { unanswered: `${path} has no "action" string` };
-  const who = typeof respondedBy === "string" && respondedBy.trim() ? `file:${respondedBy.trim()}` : "file";
+  const who = typeof respondedBy === "string" && respondedBy.trim() ? `${name}:${respondedBy.trim()}` : name;
   return { action, respondedBy: who };
 }

@@ -1,0 +1,27 @@
+import { readFileSync } from "node:fs";
+import type { ValidateFunction } from "ajv";
+import Ajv2020 from "ajv/dist/2020.js";
+
+/** The request bodies the server accepts, as JSON Schemas committed under schemas/serve/. */
+export const BODY_SCHEMAS = ["answer", "control"] as const;
+export type BodySchema = (typeof BODY_SCHEMAS)[number];
+
+export type BodyValidators = Record<BodySchema, (body: unknown) => string | undefined>;
+
+/** Compiles each schema once; a validator returns undefined for a valid body, else one line saying what is wrong. */
+export function loadBodyValidators(): BodyValidators {
+  const ajv = new Ajv2020.default({ strict: true, strictRequired: false });
+  const compile = (name: BodySchema) => {
+    const url = new URL(`../../schemas/serve/${name}.schema.json`, import.meta.url);
+    const validate: ValidateFunction = ajv.compile(JSON.parse(readFileSync(url, "utf8")));
+    return (body: unknown) => {
+      if (validate(body)) return undefined;
+      const error = validate.errors?.[0];
+      const where = error?.instancePath || "body";
+      const extra =
+        error?.params && "additionalProperty" in error.params ? ` (${error.params.additionalProperty})` : "";
+      return `${where}: ${error?.message ?? "invalid"}${extra}`;
+    };
+  };
+  return { answer: compile("answer"), control: compile("control") };
+}

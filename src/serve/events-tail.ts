@@ -1,0 +1,64 @@
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+
+/** One line of events.jsonl as read back: the event's type and its fields (runId and at among them). */
+export type LoggedEvent = { type: string; runId?: string; at?: string } & Record<string, unknown>;
+
+const CHUNK = 64 * 1024;
+
+/**
+ * Reads a growing events.jsonl from where it left off: whole lines only (a line still being written
+ * waits for the next read), torn or non-JSON lines skipped and counted. The file may not exist yet.
+ */
+export class EventsTail {
+  private offset = 0;
+  private partial = "";
+  skipped = 0;
+
+  constructor(private readonly path: string) {}
+
+  /** The events appended since the last call, in file order. */
+  read(): LoggedEvent[] {
+    let fd: number;
+    try {
+      fd = openSync(this.path, "r");
+    } catch {
+      return [];
+    }
+    const events: LoggedEvent[] = [];
+    try {
+      const size = fstatSync(fd).size;
+      if (size < this.offset) {
+        // Truncated or replaced: start again from the top.
+        this.offset = 0;
+        this.partial = "";
+      }
+      const buffer = Buffer.alloc(CHUNK);
+      while (this.offset < size) {
+        const n = readSync(fd, buffer, 0, Math.min(CHUNK, size - this.offset), this.offset);
+        if (n <= 0) break;
+        this.offset += n;
+        this.partial += buffer.toString("utf8", 0, n);
+        const lines = this.partial.split("\n");
+        this.partial = lines.pop() ?? "";
+        for (const line of lines) {
+          const event = parse(line);
+          if (event) events.push(event);
+          else if (line.trim()) this.skipped += 1;
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+    return events;
+  }
+}
+
+function parse(line: string): LoggedEvent | undefined {
+  if (!line.trim()) return undefined;
+  try {
+    const value = JSON.parse(line) as unknown;
+    if (typeof value === "object" && value !== null && typeof (value as { type?: unknown }).type === "string")
+      return value as LoggedEvent;
+  } catch {}
+  return undefined;
+}

@@ -1,0 +1,70 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+
+export const MAX_BODY_BYTES = 4096;
+
+/** The Host values this server answers to: its own address and port (and localhost for 127.0.0.1). */
+export function ownHosts(host: string, port: number): Set<string> {
+  const hosts = new Set([`${host}:${port}`]);
+  if (host === "127.0.0.1") hosts.add(`localhost:${port}`);
+  if (host.includes(":")) hosts.add(`[${host}]:${port}`);
+  return hosts;
+}
+
+/**
+ * DNS rebinding and cross-site requests: a Host that is not ours, or an Origin (when the browser sends
+ * one) that is not ours, is refused before anything else is looked at.
+ */
+export function checkOrigin(req: IncomingMessage, hosts: Set<string>): string | undefined {
+  const host = req.headers.host;
+  if (!host || !hosts.has(host.toLowerCase())) return "bad-host";
+  const origin = req.headers.origin;
+  if (origin !== undefined && !(origin.startsWith("http://") && hosts.has(origin.slice(7).toLowerCase())))
+    return "bad-origin";
+  return undefined;
+}
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
+/** `Authorization: Bearer <token>`, compared in constant time. */
+export function hasToken(req: IncomingMessage, token: string): boolean {
+  const header = req.headers.authorization;
+  if (!header?.startsWith("Bearer ")) return false;
+  return timingSafeEqual(digest(header.slice(7).trim()), digest(token));
+}
+
+export class BodyError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The request's bytes, at most `MAX_BODY_BYTES`; a JSON content type is required for any body. */
+export async function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"] ?? 0);
+  if (declared > limit) throw new BodyError(413, "body-too-large", `body over ${limit} bytes`);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw new BodyError(413, "body-too-large", `body over ${limit} bytes`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Parses a JSON body; the content type must say JSON (a form post from another page cannot). */
+export function parseJson(req: IncomingMessage, body: Buffer): unknown {
+  const type = req.headers["content-type"] ?? "";
+  if (!/^application\/json(;|$)/i.test(type))
+    throw new BodyError(415, "not-json", "expected content-type application/json");
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch {
+    throw new BodyError(400, "bad-json", "the body is not JSON");
+  }
+}

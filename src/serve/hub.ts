@@ -1,0 +1,146 @@
+import type { ServerResponse } from "node:http";
+import { listRuns } from "../ledger/runs.js";
+import { queuedStories, type RunView, RunWatcher } from "./run-view.js";
+
+export interface RunListItem {
+  runId: string;
+  feature?: string;
+  status: string;
+  live: boolean;
+  startedAt?: string;
+  costUsd: number;
+  stories: number;
+}
+
+/**
+ * Every run under .gantry/runs, watched from its files: a new run directory is picked up at the next
+ * poll, a live run's events as they are appended. Changes go to the page's event streams (SSE), each
+ * client bounded; a client that does not keep up is dropped, never buffered without end.
+ */
+export class RunHub {
+  private readonly watchers = new Map<string, RunWatcher>();
+  private readonly clients = new Set<ServerResponse>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly cache = new Map<string, { version: number; json: string }>();
+  private lastList = "";
+  private polls = 0;
+
+  constructor(
+    private readonly root: string,
+    private readonly options: { pollMs: number; maxClients: number },
+  ) {}
+
+  start(): void {
+    this.poll();
+    this.timer = setInterval(() => this.poll(), this.options.pollMs);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    for (const client of this.clients) client.end();
+    this.clients.clear();
+  }
+
+  get clientCount(): number {
+    return this.clients.size;
+  }
+
+  /** A run's watcher; a run directory not seen yet is looked for at once rather than at the next poll. */
+  watcher(runId: string): RunWatcher | undefined {
+    if (!this.watchers.has(runId)) this.poll();
+    return this.watchers.get(runId);
+  }
+
+  list(): RunListItem[] {
+    return [...this.watchers.values()].map((watcher) => watcher.summary()).reverse();
+  }
+
+  /** A run's view with, for a live run, the feature's stories it has not reached yet. */
+  view(runId: string): RunView | undefined {
+    const watcher = this.watcher(runId);
+    if (!watcher) return undefined;
+    const view = watcher.view();
+    if (view.live && view.feature) {
+      view.stories.push(...queuedStories(this.root, view.feature, new Set(view.stories.map((s) => s.id))));
+    }
+    return view;
+  }
+
+  /** The view as JSON, made once per change of the run (many clients ask for the same state). */
+  viewJson(runId: string): string | undefined {
+    const watcher = this.watcher(runId);
+    if (!watcher) return undefined;
+    const cached = this.cache.get(runId);
+    if (cached && cached.version === watcher.version) return cached.json;
+    const json = JSON.stringify(this.view(runId));
+    this.cache.set(runId, { version: watcher.version, json });
+    return json;
+  }
+
+  /** The newest live run, else the newest run. */
+  currentRunId(): string | undefined {
+    const all = [...this.watchers.values()];
+    return (all.filter((w) => w.summary().live).at(-1) ?? all.at(-1))?.runId;
+  }
+
+  /** Opens an event stream; false when the bound on clients is reached. */
+  subscribe(response: ServerResponse): boolean {
+    if (this.clients.size >= this.options.maxClients) return false;
+    response.writeHead(200, {
+      "content-type": "text/event-stream; charset=utf-8",
+      "cache-control": "no-store",
+      connection: "keep-alive",
+    });
+    this.clients.add(response);
+    response.on("close", () => this.clients.delete(response));
+    this.write(response, frame("runs", JSON.stringify(this.list())));
+    const current = this.currentRunId();
+    const json = current ? this.viewJson(current) : undefined;
+    if (json) this.write(response, frame("run", json));
+    return true;
+  }
+
+  private poll(): void {
+    const changed: string[] = [];
+    let added = false;
+    for (const runId of listRuns(this.root)) {
+      if (!this.watchers.has(runId)) {
+        this.watchers.set(runId, new RunWatcher(this.root, runId));
+        added = true;
+      }
+    }
+    for (const watcher of this.watchers.values()) {
+      if (watcher.open && watcher.refresh()) changed.push(watcher.runId);
+    }
+    if (this.clients.size === 0) return;
+    // A comment line now and then keeps idle streams open through proxies and finds clients that left.
+    if (++this.polls % 40 === 0) this.broadcast(": keep-alive\n\n");
+    if (added || changed.length > 0) {
+      const list = JSON.stringify(this.list());
+      // The list changes less often than a run does: sent only when it did.
+      if (list !== this.lastList) this.broadcast(frame("runs", list));
+      this.lastList = list;
+    }
+    for (const runId of changed) {
+      const json = this.viewJson(runId);
+      if (json) this.broadcast(frame("run", json));
+    }
+  }
+
+  /** One frame, made once, to every client. */
+  private broadcast(text: string): void {
+    for (const client of this.clients) this.write(client, text);
+  }
+
+  private write(client: ServerResponse, frame: string): void {
+    // A client whose socket buffer is already over 1 MiB is not reading: drop it.
+    if (client.writableLength > 1024 * 1024) {
+      client.destroy();
+      this.clients.delete(client);
+      return;
+    }
+    client.write(frame);
+  }
+}
+
+const frame = (event: string, json: string) => `event: ${event}\ndata: ${json}\n\n`;

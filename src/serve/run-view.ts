@@ -1,0 +1,311 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { requestFile, responseFile } from "../interaction/channels/file.js";
+import { RUN_SCOPE } from "../ledger/entry.js";
+import type { EventArgs } from "../reporters/types.js";
+import { EventsTail, type LoggedEvent } from "./events-tail.js";
+import { logLine } from "./log-lines.js";
+import { EVENTS_LOG, RUN_ENDS, readRunFiles, runDir } from "./run-files.js";
+
+const LOG_TAIL = 40;
+const INTERACTION_DIR = "interaction";
+
+export interface GateView {
+  gate: string;
+  verdict: string;
+  tree: string;
+  attempt: number;
+}
+
+export interface StoryView {
+  id: string;
+  title: string;
+  status: string;
+  tier?: string;
+  attempts: number;
+  stage?: string;
+  costUsd: number;
+  costBasis: string[];
+  gates: GateView[];
+  reason?: string;
+}
+
+export interface PendingRequest {
+  id: string;
+  trigger: string;
+  storyId?: string;
+  summary: string;
+  options: string[];
+  fallback: string;
+  at?: string;
+  expiresAt?: string;
+  /** The run asks through a channel `gantry serve` can answer (serve or file): buttons, not just a notice. */
+  answerable: boolean;
+}
+
+export interface RunView {
+  runId: string;
+  feature?: string;
+  status: string;
+  live: boolean;
+  startedAt?: string;
+  endedAt?: string;
+  totalStories?: number;
+  costUsd: number;
+  costBasis: string[];
+  currentStory?: string;
+  stories: StoryView[];
+  /** Verdicts on the whole run (deferred regression, acceptance), not on one story. */
+  gates: GateView[];
+  pending: PendingRequest[];
+  log: string[];
+}
+
+/** A run's view for the page, folded from its events.jsonl as it grows; the same for a live and a finished run. */
+export class RunWatcher {
+  private readonly tail: EventsTail;
+  private readonly stories = new Map<string, StoryView>();
+  private readonly requests = new Map<string, Omit<PendingRequest, "answerable">>();
+  private readonly log: string[] = [];
+  private readonly runGates: GateView[] = [];
+  /** Run-scoped events land here, never in the story list. */
+  private readonly runScope: StoryView = {
+    id: RUN_SCOPE,
+    title: "the run",
+    status: "",
+    attempts: 0,
+    costUsd: 0,
+    costBasis: [],
+    gates: this.runGates,
+  };
+  private status = "starting";
+  private ended = false;
+  private feature: string | undefined;
+  private startedAt: string | undefined;
+  private endedAt: string | undefined;
+  private totalStories: number | undefined;
+  private costUsd = 0;
+  private readonly costBasis = new Set<string>();
+  private current: string | undefined;
+  private live = false;
+  /** Goes up with every change the page would show. */
+  version = 0;
+
+  private readonly dir: string;
+
+  constructor(
+    private readonly root: string,
+    readonly runId: string,
+  ) {
+    this.dir = runDir(root, runId);
+    this.tail = new EventsTail(join(this.dir, EVENTS_LOG));
+  }
+
+  /** What the run list shows, without copying the stories and the log. */
+  summary() {
+    return {
+      runId: this.runId,
+      ...(this.feature ? { feature: this.feature } : {}),
+      status: this.status,
+      live: this.live,
+      ...(this.startedAt ? { startedAt: this.startedAt } : {}),
+      costUsd: round(this.costUsd),
+      stories: this.stories.size,
+    };
+  }
+
+  /** Whether the run can still change: not ended, or its process is still there. */
+  get open(): boolean {
+    return !this.ended || this.live;
+  }
+
+  /** Reads what was appended and the run's liveness; true when anything changed. */
+  refresh(): boolean {
+    const files = readRunFiles(this.root, this.runId);
+    const before = this.version;
+    for (const event of this.tail.read()) this.apply(event);
+    this.feature ??= files.feature;
+    this.startedAt ??= files.state?.startedAt;
+    if (files.live !== this.live) {
+      this.live = files.live;
+      this.version += 1;
+    }
+    if (!this.ended && !files.live && files.state && files.state.status !== "running") {
+      this.status = files.state.status;
+    } else if (!this.ended && !files.live && this.version > 0 && this.status === "running") {
+      this.status = "interrupted";
+    }
+    return this.version !== before;
+  }
+
+  view(): RunView {
+    const dir = join(this.dir, INTERACTION_DIR);
+    const pending = [...this.requests.values()].map((request) => ({
+      ...request,
+      answerable:
+        this.live && existsSync(requestFile(dir, request.id)) && !existsSync(responseFile(dir, request.id)),
+    }));
+    return {
+      runId: this.runId,
+      ...(this.feature ? { feature: this.feature } : {}),
+      status: this.status,
+      live: this.live,
+      ...(this.startedAt ? { startedAt: this.startedAt } : {}),
+      ...(this.endedAt ? { endedAt: this.endedAt } : {}),
+      ...(this.totalStories !== undefined ? { totalStories: this.totalStories } : {}),
+      costUsd: round(this.costUsd),
+      costBasis: [...this.costBasis].sort(),
+      ...(this.current ? { currentStory: this.current } : {}),
+      stories: [...this.stories.values()].map((story) => ({
+        ...story,
+        costUsd: round(story.costUsd),
+        gates: [...story.gates],
+      })),
+      gates: [...this.runGates],
+      pending,
+      log: [...this.log],
+    };
+  }
+
+  /** The question still open with this id, if any. */
+  pendingRequest(id: string): Omit<PendingRequest, "answerable"> | undefined {
+    return this.requests.get(id);
+  }
+
+  private story(id: string, title?: string): StoryView {
+    if (id === RUN_SCOPE) return this.runScope;
+    let story = this.stories.get(id);
+    if (!story) {
+      story = {
+        id,
+        title: title ?? id,
+        status: "pending",
+        attempts: 0,
+        costUsd: 0,
+        costBasis: [],
+        gates: [],
+      };
+      this.stories.set(id, story);
+    }
+    if (title) story.title = title;
+    return story;
+  }
+
+  private apply(event: LoggedEvent): void {
+    this.version += 1;
+    const line = logLine(event);
+    if (line !== undefined) {
+      this.log.push(line);
+      if (this.log.length > LOG_TAIL) this.log.splice(0, this.log.length - LOG_TAIL);
+    }
+    const [type, e] = [event.type, event] as unknown as EventArgs;
+    const attempt = (storyId: unknown, n: unknown) => {
+      if (typeof storyId === "string" && typeof n === "number") {
+        const story = this.story(storyId);
+        story.attempts = Math.max(story.attempts, n);
+      }
+    };
+    switch (type) {
+      case "run:start":
+        this.status = "running";
+        this.feature = String(e.feature);
+        this.startedAt = event.at;
+        this.totalStories = Number(e.totalStories);
+        break;
+      case "story:start": {
+        const story = this.story(e.story.id, e.story.title);
+        story.status = "in-progress";
+        story.tier = String(e.tier);
+        story.attempts = Math.max(story.attempts, Number(e.story.attempts) || 0);
+        story.reason = undefined;
+        this.current = story.id;
+        break;
+      }
+      case "stage:enter":
+        this.story(e.storyId).stage = String(e.stage);
+        break;
+      case "escalation:tier-change":
+        this.story(e.storyId).tier = String(e.to);
+        break;
+      case "agent:end": {
+        const story = this.story(e.storyId);
+        const usd = Number(e.costUsd) || 0;
+        story.costUsd += usd;
+        this.costUsd += usd;
+        if (!story.costBasis.includes(e.costBasis)) story.costBasis.push(String(e.costBasis));
+        this.costBasis.add(String(e.costBasis));
+        break;
+      }
+      case "verify:result":
+      case "review:result":
+      case "test-strength:result":
+      case "test-integrity:result":
+        attempt(e.storyId, e.attempt);
+        break;
+      case "gate:verdict": {
+        const story = this.story(e.storyId);
+        story.gates.push({ gate: e.gate, verdict: e.verdict, tree: e.tree, attempt: e.attempt });
+        attempt(e.storyId, e.attempt);
+        break;
+      }
+      case "story:complete":
+      case "story:fail":
+      case "story:skip": {
+        const story = this.story(e.story.id, e.story.title);
+        story.status = e.story.status;
+        story.attempts = Math.max(story.attempts, Number(e.story.attempts) || 0);
+        story.stage = undefined;
+        if ("reason" in e) story.reason = e.reason;
+        if (this.current === story.id) this.current = undefined;
+        break;
+      }
+      case "interaction:request":
+        this.requests.set(e.id, {
+          id: e.id,
+          trigger: e.trigger,
+          ...(e.storyId ? { storyId: e.storyId } : {}),
+          summary: e.summary,
+          options: e.options,
+          fallback: e.fallback,
+          ...(event.at ? { at: event.at } : {}),
+          ...(event.at
+            ? { expiresAt: new Date(Date.parse(event.at) + Number(e.timeoutMs)).toISOString() }
+            : {}),
+        });
+        break;
+      case "interaction:response":
+        this.requests.delete(e.id);
+        break;
+      default:
+        if (RUN_ENDS.has(event.type)) {
+          this.ended = true;
+          this.endedAt = e.at;
+          this.current = undefined;
+          this.requests.clear();
+          this.status = type === "run:complete" ? "complete" : type === "run:pause" ? "paused" : "error";
+        }
+    }
+  }
+}
+
+const round = (usd: number) => Math.round(usd * 10_000) / 10_000;
+
+/** The feature's stories the run has not reached yet, from its prd.json (tolerant: a torn file lists none). */
+export function queuedStories(root: string, feature: string, seen: Set<string>): StoryView[] {
+  try {
+    const prd = JSON.parse(readFileSync(join(root, ".gantry", "features", feature, "prd.json"), "utf8"));
+    return (prd.userStories as { id: string; title: string; status?: string; passes?: boolean }[])
+      .filter((s) => typeof s.id === "string" && !seen.has(s.id))
+      .map((s) => ({
+        id: s.id,
+        title: String(s.title ?? s.id),
+        status: s.status ?? (s.passes ? "passed" : "pending"),
+        attempts: 0,
+        costUsd: 0,
+        costBasis: [],
+        gates: [],
+      }));
+  } catch {
+    return [];
+  }
+}

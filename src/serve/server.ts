@@ -1,0 +1,196 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { answerRequest, type Outcome, sendControl } from "./actions.js";
+import { type BodySchema, type BodyValidators, loadBodyValidators } from "./body-schemas.js";
+import { BodyError, checkOrigin, hasToken, ownHosts, parseJson, readBody } from "./guards.js";
+import { RunHub } from "./hub.js";
+import { PAGE_CSP, PAGE_HTML } from "./page.js";
+import { RUN_ID_PATTERN } from "./run-files.js";
+
+export interface ServeOptions {
+  root: string;
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  token: string;
+  pollMs?: number;
+  maxClients?: number;
+  /** Routes under /v1/device/, when devices are served (src/serve/devices/routes.ts). */
+  deviceRoutes?: DeviceRoutes;
+}
+
+export interface RouteContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+  hub: RunHub;
+  root: string;
+  validators: BodyValidators;
+  path: string;
+}
+
+export type DeviceRoutes = (context: RouteContext) => Promise<void>;
+
+export interface ServeHandle {
+  url: string;
+  port: number;
+  hub: RunHub;
+  close(): Promise<void>;
+}
+
+/** Headers on every answer: nothing cached, nothing framed, nothing sniffed. */
+const COMMON = {
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "x-frame-options": "DENY",
+  "referrer-policy": "no-referrer",
+};
+
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { ...COMMON, "content-type": "application/json; charset=utf-8" });
+  res.end(JSON.stringify(body));
+}
+
+export const sendOutcome = (res: ServerResponse, outcome: Outcome) =>
+  sendJson(res, outcome.status, { code: outcome.code, message: outcome.message });
+
+/** Reads, parses and validates a body against one of schemas/serve/; undefined once a refusal is sent. */
+export async function validBody<T>(
+  context: RouteContext,
+  schema: BodySchema,
+  bytes?: Buffer,
+): Promise<T | undefined> {
+  try {
+    const body = parseJson(context.req, bytes ?? (await readBody(context.req)));
+    const problem = context.validators[schema](body);
+    if (problem) {
+      sendJson(context.res, 422, { code: "invalid-body", message: problem });
+      return undefined;
+    }
+    return body as T;
+  } catch (error) {
+    if (error instanceof BodyError) {
+      sendJson(context.res, error.status, { code: error.code, message: error.message });
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+/**
+ * `gantry serve`'s HTTP server: the page, the token-checked routes it uses, and (when enabled) the
+ * signed device routes. Host and Origin are checked before anything else; a bearer token is never
+ * accepted on a device route and a device signature never on a token route.
+ */
+export async function startServer(options: ServeOptions): Promise<ServeHandle> {
+  const hub = new RunHub(options.root, {
+    pollMs: options.pollMs ?? 500,
+    maxClients: options.maxClients ?? 64,
+  });
+  const validators = loadBodyValidators();
+  let hosts = new Set<string>();
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      sendJson(res, 500, {
+        code: "internal",
+        message: error instanceof Error ? error.message : String(error),
+      });
+    });
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 15_000;
+  server.maxHeadersCount = 50;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const refused = checkOrigin(req, hosts);
+    if (refused)
+      return sendJson(res, refused === "bad-host" ? 421 : 403, {
+        code: refused,
+        message: "not this server's own host or origin",
+      });
+    const url = new URL(req.url ?? "/", "http://server.invalid");
+    const path = url.pathname;
+    const context: RouteContext = { req, res, hub, root: options.root, validators, path };
+    if (path.startsWith("/v1/device/")) {
+      if (req.headers.authorization !== undefined)
+        return sendJson(res, 401, {
+          code: "token-on-device-route",
+          message: "device routes take a signature, never the bearer token",
+        });
+      if (!options.deviceRoutes)
+        return sendJson(res, 404, { code: "unknown-verb", message: "no device routes" });
+      return options.deviceRoutes(context);
+    }
+    if (req.method === "GET" && path === "/") {
+      res.writeHead(200, {
+        ...COMMON,
+        "content-type": "text/html; charset=utf-8",
+        "content-security-policy": PAGE_CSP,
+      });
+      return void res.end(PAGE_HTML);
+    }
+    if (Object.keys(req.headers).some((name) => name.startsWith("x-gantry-")))
+      return sendJson(res, 401, {
+        code: "signature-on-token-route",
+        message: "token routes take the bearer token, never a device signature",
+      });
+    if (!hasToken(req, options.token))
+      return sendJson(res, 401, { code: "no-token", message: "missing or wrong bearer token" });
+    return tokenRoutes(context, req.method ?? "GET");
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  hosts = ownHosts(options.host, port);
+  hub.start();
+  const shownHost = options.host.includes(":") ? `[${options.host}]` : options.host;
+  return {
+    url: `http://${shownHost}:${port}/`,
+    port,
+    hub,
+    close: () =>
+      new Promise<void>((resolve) => {
+        hub.stop();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+async function tokenRoutes(context: RouteContext, method: string): Promise<void> {
+  const { res, hub, path, root } = context;
+  if (method === "GET" && path === "/api/events") {
+    if (!hub.subscribe(res))
+      sendJson(res, 503, { code: "too-many-clients", message: "the event stream's client limit is reached" });
+    return;
+  }
+  if (method === "GET" && path === "/api/runs") return sendJson(res, 200, hub.list());
+  const match = /^\/api\/runs\/([^/]+)(?:\/(answer|control))?$/.exec(path);
+  const runId = match ? decodeURIComponent(match[1] as string) : undefined;
+  if (!match || runId === undefined || !RUN_ID_PATTERN.test(runId))
+    return sendJson(res, 404, { code: "not-found", message: "no such route" });
+  const verb = match[2];
+  if (method === "GET" && verb === undefined) {
+    const json = hub.viewJson(runId);
+    if (json === undefined) return sendJson(res, 404, { code: "unknown-run", message: `no run ${runId}` });
+    res.writeHead(200, { ...COMMON, "content-type": "application/json; charset=utf-8" });
+    return void res.end(json);
+  }
+  if (method === "POST" && verb === "answer") {
+    const body = await validBody<{ requestId: string; action: string }>(context, "answer");
+    if (body) sendOutcome(res, answerRequest(hub, root, runId, body, "page"));
+    return;
+  }
+  if (method === "POST" && verb === "control") {
+    const body = await validBody<{ action: string; storyId?: string }>(context, "control");
+    if (body) sendOutcome(res, sendControl(hub, root, runId, body, "page"));
+    return;
+  }
+  sendJson(res, 405, { code: "method-not-allowed", message: `${method} ${path}` });
+}

@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { startServer } from "../../src/serve/server.js";
+import { Browser, chromiumMissing, SHOWN } from "./cdp.js";
+import { fakeRun, RUN_ID } from "./fake-run.js";
+
+if (chromiumMissing) console.log(`# serve page: browser checks skipped: ${chromiumMissing}`);
+
+describe("gantry serve's page in headless Chromium", { skip: chromiumMissing, timeout: 60_000 }, () => {
+  it("shows a live run from its files, keeps it across a reload, and a click answers the question once", async () => {
+    const run = fakeRun();
+    const server = await startServer({
+      root: run.root,
+      host: "127.0.0.1",
+      port: 0,
+      token: "page-token",
+      pollMs: 50,
+    });
+    const browser = await Browser.open();
+    try {
+      await browser.navigate(`${server.url}#token=page-token`);
+      await browser.until(
+        `document.querySelector("#story-US-1 .stage")?.textContent === "verify"`,
+        "US-1 in verify",
+      );
+      const before = JSON.parse(await browser.eval<string>(SHOWN));
+      assert.match(before.head, new RegExp(`${RUN_ID} — f — running \\(live\\)`));
+      assert.deepEqual(before.rows, [
+        "US-1|First|in-progress|fast|1|verify",
+        "US-2|Second <b>bold</b>|pending||0|",
+      ]);
+      assert.deepEqual(before.questions, [`${run.requestId}:approve,skip,abort`]);
+      assert.equal(
+        await browser.eval(`document.querySelectorAll("#stories b").length`),
+        0,
+        "a title is text, not markup",
+      );
+
+      run.append({ type: "stage:enter", storyId: "US-1", stage: "review" });
+      await browser.until(
+        `document.querySelector("#story-US-1 .stage")?.textContent === "review"`,
+        "US-1 moving to review",
+      );
+      await browser.reload();
+      await browser.until(
+        `document.querySelector("#story-US-1 .stage")?.textContent === "review"`,
+        "the same state after a reload",
+      );
+      const after = JSON.parse(await browser.eval<string>(SHOWN));
+      assert.deepEqual(after.rows, ["US-1|First|in-progress|fast|1|review", before.rows[1]]);
+      assert.deepEqual(after.questions, before.questions);
+
+      await browser.eval(`document.querySelector('button.answer[data-action="skip"]').click()`);
+      const response = join(run.runDir, "interaction", `${run.requestId}.response.json`);
+      await browser.until(
+        `document.getElementById("notice").textContent.startsWith("200")`,
+        "the answer taken",
+      );
+      assert.ok(existsSync(response));
+      assert.deepEqual(JSON.parse(readFileSync(response, "utf8")), { action: "skip", respondedBy: "page" });
+      await browser.eval(`document.querySelector('button.answer[data-action="approve"]').click()`);
+      await browser.until(
+        `document.getElementById("notice").textContent.startsWith("409")`,
+        "a second answer refused",
+      );
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  });
+});

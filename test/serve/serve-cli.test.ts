@@ -1,0 +1,106 @@
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { devicesAddCommand, devicesRevokeCommand } from "../../src/cli/devices.js";
+import { serveCommand } from "../../src/cli/serve.js";
+import { readRegistry, registryFile } from "../../src/serve/devices/registry.js";
+import { CLI, cliEnvironment } from "../e2e/harness.js";
+import { deviceKeys } from "./device-client.js";
+import { call } from "./http.js";
+
+/** Drops what the commands print; returns the undo. */
+function silence(): () => void {
+  const out = process.stdout.write.bind(process.stdout);
+  const err = process.stderr.write.bind(process.stderr);
+  process.stdout.write = (() => true) as typeof process.stdout.write;
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  return () => {
+    process.stdout.write = out;
+    process.stderr.write = err;
+  };
+}
+
+describe("gantry serve and gantry devices", () => {
+  it("serve prints a URL with the token, keeps it 0600 while it runs, and removes it on Ctrl-C", async () => {
+    const root = mkdtempSync(join(tmpdir(), "gantry-serve-cli-"));
+    const child = spawn(process.execPath, [CLI, "serve", "--dir", root], {
+      env: cliEnvironment(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c) => {
+      out += c;
+    });
+    child.stderr.on("data", (c) => {
+      err += c;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    try {
+      for (let i = 0; i < 200 && !/#token=/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+      const [, port, token] = /^gantry serve: http:\/\/127\.0\.0\.1:(\d+)\/#token=(\S+)$/m.exec(out) ?? [];
+      assert.ok(port && token, out + err);
+      const file = join(root, ".gantry", "serve", "token");
+      assert.equal(readFileSync(file, "utf8").trim(), token);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.equal(
+        readFileSync(join(root, ".gantry", "serve", ".gitignore"), "utf8"),
+        "*\n",
+        "never committed",
+      );
+      assert.equal(
+        (await call(Number(port), "GET", "/api/runs", { headers: { authorization: `Bearer ${token}` } }))
+          .text,
+        "[]",
+      );
+      assert.equal((await call(Number(port), "GET", "/api/runs")).status, 401);
+    } finally {
+      child.kill("SIGINT");
+    }
+    assert.equal(await exited, 0);
+    assert.ok(!existsSync(join(root, ".gantry", "serve", "token")), "the token went with the server");
+  });
+
+  it("serve refuses a bad port and 0.0.0.0; devices refuses a bad key and scope, enrols 0600, revokes", async () => {
+    const root = mkdtempSync(join(tmpdir(), "gantry-devices-cli-"));
+    await assert.rejects(serveCommand({ dir: root, port: "99999" }), /--port.*expected a port 0-65535/);
+    await assert.rejects(
+      serveCommand({ dir: root, host: "0.0.0.0" }),
+      /--host.*the address or name clients will use/,
+    );
+    await assert.rejects(
+      devicesAddCommand({ dir: root, name: "phone", publicKey: "abc" }),
+      /--public-key.*Ed25519 public key/,
+    );
+    const keys = deviceKeys();
+    await assert.rejects(
+      devicesAddCommand({ dir: root, name: "phone", publicKey: keys.publicKey, scopes: "read,pause" }),
+      /--scopes/,
+    );
+    const quiet = silence();
+    try {
+      assert.equal(
+        await devicesAddCommand({
+          dir: root,
+          name: "phone",
+          publicKey: keys.publicKey,
+          scopes: "read,answer",
+        }),
+        0,
+      );
+      const [device] = readRegistry(root).devices;
+      assert.ok(device);
+      assert.match(device.id, /^d-[0-9a-f]{12}$/);
+      assert.deepEqual(device.scopes, ["read", "answer"]);
+      assert.equal(statSync(registryFile(root)).mode & 0o777, 0o600);
+      assert.equal(await devicesRevokeCommand(device.id, { dir: root }), 0);
+      assert.ok(readRegistry(root).devices[0]?.revokedAt);
+      await assert.rejects(devicesRevokeCommand("d-000000000000", { dir: root }), /no enrolled device/);
+    } finally {
+      quiet();
+    }
+  });
+});
