@@ -216,6 +216,7 @@ export function goJsonToText(text: string): string {
 
 export const goParser: TestOutputParser = {
   name: RUNNER,
+  looksFor: "go test -json events, `ok  pkg`/`FAIL pkg` lines or `--- PASS/FAIL: Test` lines",
   detect(text) {
     const s = sample(text);
     return (
