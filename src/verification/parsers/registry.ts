@@ -21,6 +21,10 @@ import type { ParsedTests, TestOutputParser } from "./types.js";
 import { unparsed } from "./util.js";
 import { vitestParser } from "./vitest.js";
 
+const EMPTY =
+  "the test output is empty: gantry reads the runner's own summary, so let the test command print it " +
+  "(not pytest -p no:terminal, not output sent to /dev/null)";
+
 /** Detection order, most specific first. */
 const PARSERS: readonly TestOutputParser[] = [
   goParser,
@@ -79,7 +83,7 @@ export function parseWithTrials(
     const why = options.runner ? "named with --runner" : `the command runs ${chosen.name}`;
     return { parsed, tried: [trialOf(chosen.name, parsed, why)] };
   }
-  if (!normalized.trim()) return { parsed: unparsed("unknown", "the test output is empty"), tried: [] };
+  if (!normalized.trim()) return { parsed: unparsed("unknown", EMPTY), tried: [] };
   let first: ParsedTests | undefined;
   const readings: ParsedTests[] = [];
   const tried: ParserTrial[] = [];
