@@ -120,6 +120,13 @@ function rectifySections(input: PromptInput): Section[] {
   return out;
 }
 
+const WHAT_IT_MEANS: Partial<Record<VerifyStatus, string>> = {
+  UNPARSED:
+    "No test verdict could be read from the test command's output (no runner summary gantry knows), so the story cannot pass until one can.",
+  NO_TESTS: "The test command ran no test: a story passes only on tests that ran and passed.",
+  BUILD_ERROR: "The tests did not build or load, so none of them ran: fix that first.",
+};
+
 /** A status that is no test verdict (UNPARSED, NO_TESTS, BUILD_ERROR) is said in those words, first. */
 function verdictSection(verdict: PromptInput["verdict"]): Section | undefined {
   const meaning = verdict && UNREADABLE_MEANING[verdict.status];
@@ -129,7 +136,7 @@ function verdictSection(verdict: PromptInput["verdict"]): Section | undefined {
     ? `\n\nThe first lines of the output gantry could not read:\n\n\`\`\`\n${verdict.outputHead.join("\n")}\n\`\`\``
     : "";
   return {
-    text: `## Test status: ${verdict.status} (${meaning})\n\nNo test verdict could be read from the test command's output, so the story cannot pass until it can.${reason}${head}\n`,
+    text: `## Test status: ${verdict.status} (${meaning})\n\n${WHAT_IT_MEANS[verdict.status]}${reason}${head}\n`,
   };
 }
 
