@@ -14,7 +14,7 @@ export const rectifyStage: Stage = {
     const failed = ctx.verify;
     if (!failed) return { action: "continue" };
     const settings = ctx.run.config.execution.rectify;
-    const what = `${failed.strategy} tests ${outcomeOf(failed)}`;
+    const what = `${testsOf(failed)} ${outcomeOf(failed)}`;
     if (!settings.enabled) return { action: "escalate", reason: `${what}; rectify is disabled` };
     if (ctx.rectifyAttempts >= settings.maxAttempts) {
       return { action: "escalate", reason: `${what} after ${ctx.rectifyAttempts} rectify attempts` };
@@ -53,6 +53,13 @@ export const rectifyStage: Stage = {
 
 type Outcome = Pick<VerifyResult, "status" | "failCount" | "reason">;
 
+/** `scoped tests`, or plain `tests` when the scoped step ran the full suite (no testScoped command, nothing mapped). */
+function testsOf(result: VerifyResult): string {
+  return result.strategy === "scoped" && result.scope?.startsWith("full suite")
+    ? "tests"
+    : `${result.strategy} tests`;
+}
+
 /** `TEST_FAILURE (2 failed)`, or a status that is no test verdict with what it means (its reason leads with it). */
 function outcomeOf(result: Outcome): string {
   if (result.status === "TEST_FAILURE") return `TEST_FAILURE (${result.failCount} failed)`;
@@ -63,7 +70,7 @@ function outcomeOf(result: Outcome): string {
 
 /** Why rectify stops early: fewer failures was not reached, or the status changed — named, never hidden. */
 function noProgress(now: VerifyResult, before: Outcome | undefined): string {
-  const tests = `${now.strategy} tests`;
+  const tests = testsOf(now);
   if (!before || (before.status === "TEST_FAILURE" && now.status === "TEST_FAILURE")) {
     const counts = before ? ` (${before.failCount} → ${now.failCount} failed)` : "";
     return `${tests} ${outcomeOf(now)}; the last rectify did not reduce the failures${counts}`;

@@ -117,6 +117,11 @@ describe("rectify stage", () => {
       await stops(failing(2), {}),
       "scoped tests TEST_FAILURE (2 failed); the last rectify did not reduce the failures (1 → 2 failed)",
     );
+    assert.equal(
+      await stops({ ...unparsed, scope: "full suite: no testScoped command" }, {}),
+      `tests went from TEST_FAILURE (1 failed) to ${unparsed.reason}`,
+      "the scoped step that ran the full suite says tests, not scoped tests",
+    );
     assert.deepEqual(sessions(), []);
   });
 
