@@ -7,7 +7,7 @@
 // The runner's exit code must be the one declared, or the variant is not written.
 //
 // Tools: pytest 9 (`python3 -m pytest`), Debian's pytest 7 with its plugins (`/usr/bin/python3 -m pytest`,
-// apt: python3-pytest python3-pytest-xdist python3-pytest-cov python3-pytest-rerunfailures), node,
+// apt: python3-pytest python3-pytest-xdist python3-pytest-cov python3-pytest-rerunfailures python3-pytest-subtests), node,
 // vitest/jest/mocha installed from the npm registry into a temporary folder (not gantry's dependencies),
 // go (apt: golang-go) and cargo. A missing tool skips its variants with a printed reason.
 //
@@ -54,6 +54,9 @@ const tools = {
     has(
       "/usr/bin/python3 -m pytest --version && /usr/bin/python3 -c 'import xdist, pytest_cov, pytest_rerunfailures'",
     ) || "Debian's python3-pytest with python3-pytest-xdist, -cov and -rerunfailures is not installed",
+  "pytest-debian-subtests": () =>
+    has("/usr/bin/python3 -c 'import pytest_subtests'") ||
+    "Debian's python3-pytest-subtests is not installed",
   node: () => true,
   npm: () => {
     if (npmBin) return true;

@@ -49,6 +49,29 @@ def test_joins():
 `,
 });
 
+/** The pytest-subtests plugin: a unittest subTest loop (3, i=1 failing when `failing`), the `subtests` fixture (2), a plain test. */
+const pluginSubtests = (failing) => ({
+  "tests/test_s.py": `import unittest
+
+
+class TestSquares(unittest.TestCase):
+    def test_squares(self):
+        for i in range(3):
+            with self.subTest(i=i):
+                self.assertEqual(i * i, ${failing ? "i + i" : "i ** 2"})
+
+
+def test_adds():
+    assert 1 + 1 == 2
+
+
+def test_fixture(subtests):
+    for i in range(2):
+        with subtests.test(i=i):
+            assert i >= 0
+`,
+});
+
 /** 5 tests; 2 fail (an assertion in a class, a thrown error). */
 const failing = {
   "tests/test_math.py": `class TestStrings:
@@ -287,6 +310,21 @@ export const pytestVariants = [
     files: coverable,
     cmd: `${DEB} --cov=calc`,
     expect: expect(0, "PASS", "pytest", [4, 0, 0]),
+  },
+  {
+    file: "pytest/subtests.debian-q.log",
+    tool: "pytest-debian-subtests",
+    files: pluginSubtests(false),
+    cmd: `${DEB} -q`,
+    expect: expect(0, "PASS", "pytest", [3, 0, 0]),
+  },
+  {
+    file: "pytest/subtestfail.debian-q.log",
+    tool: "pytest-debian-subtests",
+    files: pluginSubtests(true),
+    cmd: `${DEB} -q`,
+    // pytest-subtests 0.9 counts the failed subtest as failed: `1 failed, 3 passed, 2 subtests passed`.
+    expect: expect(1, "TEST_FAILURE", "pytest", [3, 1, 0], ["TestSquares::test_squares"]),
   },
   {
     file: "pytest/rerun.q.log",

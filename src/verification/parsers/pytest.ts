@@ -84,8 +84,9 @@ function parseText(text: string): ParsedTests {
       if (heading !== undefined && body.length < 400) body.push(line);
       continue;
     }
-    // A failed subtest (pytest 9, unittest `subTest`) is `SUBFAILED(i=1) path::Class::test - message`.
-    const short = /^(FAILED|ERROR|SUBFAILED(\(.*?\))?) (\S+?)(?: - (.*))?$/.exec(line);
+    // A failed subtest: `SUBFAILED(i=1) path::Class::test - message` (pytest 9), `SUBFAIL path::test - ...`
+    // (the pytest-subtests plugin).
+    const short = /^(FAILED|ERROR|SUBFAIL(?:ED)?(\(.*?\))?) (\S+?)(?: - (.*))?$/.exec(line);
     if (short && section === "short test summary info") {
       const [file, ...rest] = (short[3] as string).split("::");
       const params = short[2] ? ` ${short[2]}` : "";
