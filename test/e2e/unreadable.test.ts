@@ -46,7 +46,7 @@ describe("an unreadable test verdict is named as such", () => {
     );
     assert.match(
       out,
-      /US-1 rectify → escalate: tests went from TEST_FAILURE \(1 failed\) to UNPARSED: the test output could not be read/,
+      /US-1 rectify (?:fail )?→ escalate: tests went from TEST_FAILURE \(1 failed\) to UNPARSED: the test output could not be read/,
     );
     assert.match(
       out,
