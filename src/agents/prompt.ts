@@ -1,7 +1,7 @@
 import type { AgentRole } from "../model/agent.js";
 import type { ReadinessFinding } from "../model/readiness.js";
 import type { ReviewCheck } from "../model/review.js";
-import type { TestFailure } from "../model/verify.js";
+import { type TestFailure, UNREADABLE_MEANING, type VerifyStatus } from "../model/verify.js";
 import type { Story } from "../prd/story.js";
 import { markerContract } from "./completion-marker.js";
 
@@ -21,6 +21,8 @@ export interface PromptInput {
   /** For rectify: the parsed failures, then a bounded tail of the raw output. */
   failures?: TestFailure[];
   rawOutputTail?: string;
+  /** For rectify: the status verify judged, its reason, and the first lines of an output it could not read. */
+  verdict?: { status: VerifyStatus; reason?: string; outputHead?: string[] };
   /** For autofix: the review checks (the failing ones are used). */
   findings?: ReviewCheck[];
   /** `agent.maxPromptChars`. */
@@ -106,7 +108,9 @@ function rectifySections(input: PromptInput): Section[] {
   const failures = (input.failures ?? []).map(
     (f) => `- ${f.file ? `${f.file}: ` : ""}${f.name}: ${clip(f.message, FAILURE_MESSAGE)}`,
   );
+  const unreadable = verdictSection(input.verdict);
   const out: Section[] = [
+    ...(unreadable ? [unreadable] : []),
     failures.length > 0
       ? { text: listText(heading, failures), cut: 7, shrink: listOf(heading, failures) }
       : { text: `${heading}(no structured failures were parsed; see the output below)\n` },
@@ -114,6 +118,26 @@ function rectifySections(input: PromptInput): Section[] {
   const tail = (input.rawOutputTail ?? "").slice(-RAW_TAIL).trim();
   if (tail) out.push(fenced("### Output (tail)", tail, 1));
   return out;
+}
+
+const WHAT_IT_MEANS: Partial<Record<VerifyStatus, string>> = {
+  UNPARSED:
+    "No test verdict could be read from the test command's output (no runner summary gantry knows), so the story cannot pass until one can.",
+  NO_TESTS: "The test command ran no test: a story passes only on tests that ran and passed.",
+  BUILD_ERROR: "The tests did not build or load, so none of them ran: fix that first.",
+};
+
+/** A status that is no test verdict (UNPARSED, NO_TESTS, BUILD_ERROR) is said in those words, first. */
+function verdictSection(verdict: PromptInput["verdict"]): Section | undefined {
+  const meaning = verdict && UNREADABLE_MEANING[verdict.status];
+  if (!verdict || !meaning) return undefined;
+  const reason = verdict.reason ? `\n\n${clip(verdict.reason, FAILURE_MESSAGE)}` : "";
+  const head = verdict.outputHead?.length
+    ? `\n\nThe first lines of the output gantry could not read:\n\n\`\`\`\n${verdict.outputHead.join("\n")}\n\`\`\``
+    : "";
+  return {
+    text: `## Test status: ${verdict.status} (${meaning})\n\n${WHAT_IT_MEANS[verdict.status]}${reason}${head}\n`,
+  };
 }
 
 function autofixSections(input: PromptInput): Section[] {

@@ -5,7 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import type { VerifyStatus } from "../model/verify.js";
-import { parserNames, parseTestOutput } from "../verification/parsers/registry.js";
+import { type ParserTrial, parserNames, parseWithTrials } from "../verification/parsers/registry.js";
 import type { ParsedTests } from "../verification/parsers/types.js";
 import { judgeStatus } from "../verification/status.js";
 
@@ -64,7 +64,7 @@ export async function parseTestsCommand(
     return fail(`cannot read ${file}: ${why}`);
   }
 
-  const parsed = parseTestOutput(text, options.runner ? { runner: options.runner } : {});
+  const { parsed, tried } = parseWithTrials(text, options.runner ? { runner: options.runner } : {});
   let status: VerifyStatus = parsed.status;
   let reason = parsed.reason;
   if (exitCode !== undefined) {
@@ -81,12 +81,18 @@ export async function parseTestsCommand(
     skipped: parsed.skipped,
     failures: parsed.failures,
     ...(reason ? { reason } : {}),
+    tried,
   };
-  stdout.write(options.json ? `${JSON.stringify(report)}\n` : summary(parsed, status, reason));
+  stdout.write(options.json ? `${JSON.stringify(report)}\n` : summary(parsed, status, reason, tried));
   return 0;
 }
 
-function summary(parsed: ParsedTests, status: VerifyStatus, reason: string | undefined): string {
+function summary(
+  parsed: ParsedTests,
+  status: VerifyStatus,
+  reason: string | undefined,
+  tried: ParserTrial[],
+): string {
   const lines = [
     `${status}  ${parsed.runner}: ${parsed.executed} executed (${parsed.passed} passed, ${parsed.failed} failed), ${parsed.skipped} skipped`,
   ];
@@ -99,5 +105,8 @@ function summary(parsed: ParsedTests, status: VerifyStatus, reason: string | und
   }
   if (parsed.failures.length > shown.length)
     lines.push(`  … and ${parsed.failures.length - shown.length} more failures`);
+  // Which parsers were asked and why each declined, so that a new format can be reported in one command.
+  lines.push("parsers tried:");
+  for (const t of tried) lines.push(`  ${t.runner}: ${t.outcome} — ${t.why}`);
   return `${lines.join("\n")}\n`;
 }

@@ -25,4 +25,15 @@ export interface VerifyResult {
   rawOutputTail: string;
   /** Why the status is what it is, when the counts alone do not say (UNPARSED, NO_TESTS, full-suite fallback). */
   reason?: string;
+  /** Which tests the command ran and why (`full suite: no testScoped command`, `scoped: 2 test file(s); ...`). */
+  scope?: string;
+  /** The first lines of the output, when no verdict could be read from it (UNPARSED, NO_TESTS, BUILD_ERROR). */
+  outputHead?: string[];
 }
+
+/** What a status that is not a test verdict means, in the words the log, ledger, reports and prompts use. */
+export const UNREADABLE_MEANING: Partial<Record<VerifyStatus, string>> = {
+  UNPARSED: "the test output could not be read",
+  NO_TESTS: "no test ran",
+  BUILD_ERROR: "the tests did not build or load",
+};

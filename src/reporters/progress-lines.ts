@@ -40,7 +40,7 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
       });
     }
     case "verify:result":
-      return `${e.storyId} ${e.strategy} tests: ${e.status} (${e.passCount} passed, ${e.failCount} failed, ${e.skipCount} skipped; ${e.runner})${e.reason ? ` — ${oneLine(e.reason)}` : ""}`;
+      return `${e.storyId} ${testsLabel(e.strategy, e.scope)}: ${e.status} (${e.passCount} passed, ${e.failCount} failed, ${e.skipCount} skipped; ${e.runner})${e.reason ? ` — ${oneLine(e.reason)}` : ""}`;
     case "review:result":
       return `${e.storyId} review: ${e.checks.map((c) => `${c.name} ${c.success ? "ok" : "failed"}`).join(", ") || "no checks configured"}`;
     case "readiness:result": {
@@ -84,4 +84,11 @@ export const plural = (count: number, noun: string): string => `${count} ${noun}
 /** `blocked: depends on US-002` after `BLOCKED:` would say it twice. */
 function withoutStatus(reason: string, status: string): string {
   return reason.startsWith(`${status}: `) ? reason.slice(status.length + 2) : reason;
+}
+
+/** `scoped tests`, or `tests (full suite: no testScoped command)` when the scoped step ran the whole suite. */
+function testsLabel(strategy: string, scope: string | undefined): string {
+  if (!scope) return `${strategy} tests`;
+  if (strategy === "scoped" && scope.startsWith("full suite")) return `tests (${scope})`;
+  return `${strategy} tests (${scope})`;
 }

@@ -192,6 +192,7 @@ export class RunModel {
             lines: [
               ...e.failures.map((f) => `${f.file ? `${f.file}: ` : ""}${f.name}: ${f.message}`),
               ...(e.reason ? [e.reason] : []),
+              ...(e.scope ? [e.scope] : []),
             ],
           },
         });

@@ -1,3 +1,4 @@
+import { UNREADABLE_MEANING, type VerifyResult } from "../model/verify.js";
 import { agentStep, noRetryLeft } from "./agent-step.js";
 import type { Stage } from "./stage.js";
 
@@ -13,18 +14,19 @@ export const rectifyStage: Stage = {
     const failed = ctx.verify;
     if (!failed) return { action: "continue" };
     const settings = ctx.run.config.execution.rectify;
-    const what = `${failed.strategy} tests ${failed.status} (${failed.failCount} failed)`;
+    const what = `${testsOf(failed)} ${outcomeOf(failed)}`;
     if (!settings.enabled) return { action: "escalate", reason: `${what}; rectify is disabled` };
     if (ctx.rectifyAttempts >= settings.maxAttempts) {
       return { action: "escalate", reason: `${what} after ${ctx.rectifyAttempts} rectify attempts` };
     }
     const history = ctx.failureHistory;
     if (ctx.rectifyAttempts > 0 && history.length >= 2 && (history.at(-1) ?? 0) >= (history.at(-2) ?? 0)) {
-      return { action: "escalate", reason: `${what}; the last rectify did not reduce the failures` };
+      return { action: "escalate", reason: noProgress(failed, ctx.rectifiedFrom) };
     }
     const exhausted = noRetryLeft(ctx, "rectify");
     if (exhausted) return exhausted;
     ctx.rectifyAttempts += 1;
+    ctx.rectifiedFrom = { status: failed.status, failCount: failed.failCount, reason: failed.reason };
     ctx.run.bus.emit("rectify:attempt", {
       storyId: ctx.story.id,
       attempt: ctx.rectifyAttempts,
@@ -34,6 +36,11 @@ export const rectifyStage: Stage = {
     const stopped = await agentStep(ctx, "rectify", {
       failures: failed.failures,
       rawOutputTail: failed.rawOutputTail,
+      verdict: {
+        status: failed.status,
+        ...(failed.reason ? { reason: failed.reason } : {}),
+        ...(failed.outputHead ? { outputHead: failed.outputHead } : {}),
+      },
     });
     if (stopped) return stopped;
     return {
@@ -43,3 +50,31 @@ export const rectifyStage: Stage = {
     };
   },
 };
+
+type Outcome = Pick<VerifyResult, "status" | "failCount" | "reason">;
+
+/** `scoped tests`, or plain `tests` when the scoped step ran the full suite (no testScoped command, nothing mapped). */
+function testsOf(result: VerifyResult): string {
+  return result.strategy === "scoped" && result.scope?.startsWith("full suite")
+    ? "tests"
+    : `${result.strategy} tests`;
+}
+
+/** `TEST_FAILURE (2 failed)`, or a status that is no test verdict with what it means (its reason leads with it). */
+function outcomeOf(result: Outcome): string {
+  if (result.status === "TEST_FAILURE") return `TEST_FAILURE (${result.failCount} failed)`;
+  if (result.reason?.startsWith(`${result.status}:`)) return result.reason;
+  const meaning = UNREADABLE_MEANING[result.status];
+  return meaning ? `${result.status}: ${meaning}` : result.status;
+}
+
+/** Why rectify stops early: fewer failures was not reached, or the status changed — named, never hidden. */
+function noProgress(now: VerifyResult, before: Outcome | undefined): string {
+  const tests = testsOf(now);
+  if (!before || (before.status === "TEST_FAILURE" && now.status === "TEST_FAILURE")) {
+    const counts = before ? ` (${before.failCount} → ${now.failCount} failed)` : "";
+    return `${tests} ${outcomeOf(now)}; the last rectify did not reduce the failures${counts}`;
+  }
+  if (before.status === now.status) return `${tests} still ${outcomeOf(now)} after the last rectify`;
+  return `${tests} went from ${outcomeOf(before)} to ${outcomeOf(now)}`;
+}

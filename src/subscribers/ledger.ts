@@ -61,6 +61,8 @@ export function wireLedger(
         command: event.command,
         exitCode: event.exitCode,
         ...(event.reason ? { reason: event.reason } : {}),
+        ...(event.scope ? { scope: event.scope } : {}),
+        ...(event.outputHead ? { outputHead: event.outputHead } : {}),
       }),
     );
   });

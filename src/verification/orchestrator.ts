@@ -1,8 +1,9 @@
 import type { Judged } from "../model/ledger.js";
-import type { VerifyResult, VerifyStrategy } from "../model/verify.js";
+import { UNREADABLE_MEANING, type VerifyResult, type VerifyStrategy } from "../model/verify.js";
 import { parseTestOutput } from "./parsers/registry.js";
 import { runQualityCommand } from "./quality-command.js";
 import { judgeStatus } from "./status.js";
+import { outputHead, unreadableReason } from "./unreadable.js";
 import type { Workspace } from "./workspace.js";
 
 export interface VerifyRequest {
@@ -11,7 +12,7 @@ export interface VerifyRequest {
   /** The command to run; undefined when the project has none configured (never a pass). */
   command: string | undefined;
   attempt: number;
-  /** Said in the result, e.g. why the full suite ran instead of a scoped set. */
+  /** Said in the result as its scope, e.g. why the full suite ran instead of a scoped set. */
   note?: string;
 }
 
@@ -28,14 +29,18 @@ export async function runVerification(run: Workspace, request: VerifyRequest): P
   const result = request.command
     ? await runTests(run, request, request.command)
     : noCommand(request, "no test command is configured (quality.commands.test); nothing judged this story");
-  if (request.note) result.reason = result.reason ? `${result.reason}; ${request.note}` : request.note;
+  if (request.note) result.scope = request.note;
   bus.emit("verify:result", { ...result, judged, attempt: request.attempt });
   return result;
 
   async function runTests(run: Workspace, request: VerifyRequest, command: string): Promise<VerifyResult> {
     const outcome = await runQualityCommand(run, command);
     const parsed = parseTestOutput(outcome.output, { command });
-    const { status, reason } = judgeStatus(parsed, outcome);
+    const judgement = judgeStatus(parsed, outcome);
+    const { status } = judgement;
+    // No verdict in the output: say which status and what it means, with the lines that could not be read.
+    const head = UNREADABLE_MEANING[status] ? outputHead(outcome.output) : undefined;
+    const reason = head ? unreadableReason(status, judgement.reason, head) : judgement.reason;
     return {
       storyId: request.storyId,
       strategy: request.strategy,
@@ -52,6 +57,7 @@ export async function runVerification(run: Workspace, request: VerifyRequest): P
       durationMs: outcome.durationMs,
       rawOutputTail: outcome.output.slice(-TAIL_CHARS),
       ...(reason ? { reason } : {}),
+      ...(head ? { outputHead: head } : {}),
     };
   }
 }
@@ -72,6 +78,6 @@ function noCommand(request: VerifyRequest, reason: string): VerifyResult {
     exitCode: null,
     durationMs: 0,
     rawOutputTail: "",
-    reason,
+    reason: unreadableReason("NO_TESTS", reason, []),
   };
 }

@@ -13,7 +13,7 @@ export interface ScopedCommand {
  */
 export async function scopedTestCommand(ctx: StoryWork): Promise<ScopedCommand> {
   const { test, testScoped } = ctx.run.config.quality.commands;
-  if (!testScoped) return { command: test };
+  if (!testScoped) return { command: test, note: "full suite: no testScoped command" };
   const changed = await changedFiles(ctx.run.root, ctx.baseSha);
   const selection = await selectTests({
     projectRoot: ctx.run.root,

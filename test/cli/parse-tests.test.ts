@@ -38,6 +38,7 @@ describe("gantry parse-tests", () => {
       "failed",
       "skipped",
       "failures",
+      "tried",
     ]);
     assert.deepEqual(
       [report.runner, report.status, report.executed, report.passed, report.failed, report.skipped],
@@ -65,6 +66,32 @@ describe("gantry parse-tests", () => {
     assert.match(text, /^TEST_FAILURE {2}pytest: 5 executed \(3 passed, 2 failed\), 0 skipped$/m);
     assert.match(text, /✗ TestStrings::test_concatenates \(tests\/test_math\.py\)/);
     assert.match(text, /AssertionError: assert 'ab' == 'abc'/);
+  });
+
+  test("says which parsers were tried and why each declined", async () => {
+    const c = capture();
+    const stdin = Readable.from([Buffer.from("collected 3 items\nall 3 fine, trust me\n")]);
+    assert.equal(await parseTestsCommand("-", {}, { ...c.io, stdin }), 0);
+    const text = c.stdout();
+    assert.match(text, /^UNPARSED {2}unknown: /m);
+    assert.match(text, /^parsers tried:$/m);
+    assert.match(
+      text,
+      /^ {2}pytest: declined — no pytest's `test session starts` banner or its closing line/m,
+    );
+    assert.match(text, /^ {2}go: declined — no go test -json events/m);
+    assert.equal(text.match(/: declined — /g)?.length, 9, text);
+
+    const read = capture();
+    await parseTestsCommand(fixture("pytest/warnings.q.log"), {}, read.io);
+    assert.match(read.stdout(), /^ {2}pytest: read — recognised: PASS, 3 passed, 0 failed, 0 skipped$/m);
+    const plain = capture();
+    await parseTestsCommand(fixture("go/pass.plain.log"), { json: true }, plain.io);
+    assert.deepEqual(JSON.parse(plain.stdout()).tried[0], {
+      runner: "go",
+      outcome: "unreadable",
+      why: `recognised, but ${JSON.parse(plain.stdout()).reason}`,
+    });
   });
 
   test("reads standard input for -", async () => {

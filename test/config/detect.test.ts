@@ -80,7 +80,7 @@ describe("detecting a node project", () => {
     assert.deepEqual(commands(d), {
       test: "npm test",
       testScoped: "npx jest {{files}}",
-      lint: "npx eslint .",
+      lint: "npx eslint . && npx prettier --check .",
       lintFix: "npx eslint --fix .",
       formatFix: "npx prettier --write .",
     });
@@ -227,7 +227,7 @@ describe("detecting a python project", () => {
     assert.deepEqual(commands(d), {
       test: "python -m pytest",
       testScoped: "python -m pytest {{files}}",
-      lint: "ruff check .",
+      lint: "ruff check . && ruff format --check .",
       lintFix: "ruff check --fix .",
       typecheck: "mypy .",
       formatFix: "ruff format .",
@@ -324,7 +324,7 @@ describe("detecting go and rust", () => {
     assert.equal(d.primary, "go");
     assert.deepEqual(commands(d), {
       test: "go test -v ./...",
-      lint: "go vet ./...",
+      lint: "go vet ./... && ! gofmt -l . | grep .",
       typecheck: "go build ./...",
       formatFix: "gofmt -w .",
     });
@@ -334,7 +334,7 @@ describe("detecting go and rust", () => {
 
   it("go with a golangci-lint config lints with it", () => {
     const d = detectProject(project({ "go.mod": "module m\n", ".golangci.yml": "linters: {}\n" }));
-    assert.equal(d.commands.lint?.command, "golangci-lint run");
+    assert.equal(d.commands.lint?.command, "golangci-lint run && ! gofmt -l . | grep .");
     assert.equal(d.commands.lintFix?.command, "golangci-lint run --fix");
   });
 
@@ -343,7 +343,7 @@ describe("detecting go and rust", () => {
     assert.equal(d.primary, "rust");
     assert.deepEqual(commands(d), {
       test: "cargo test",
-      lint: "cargo clippy -- -D warnings",
+      lint: "cargo clippy -- -D warnings && cargo fmt --check",
       typecheck: "cargo check",
       formatFix: "cargo fmt",
     });
@@ -371,7 +371,7 @@ describe("mixed repositories and empty ones", () => {
     );
     assert.equal(d.commands.test?.command, "npx vitest run");
     assert.equal(d.commands.testScoped?.command, "npx vitest run {{files}}");
-    assert.equal(d.commands.lint?.command, "ruff check .");
+    assert.equal(d.commands.lint?.command, "ruff check . && ruff format --check .");
     assert.equal(d.commands.lint?.stack, "python");
     assert.equal(d.commands.lintFix?.command, "ruff check --fix .");
     assert.match(d.notes.join("\n"), /python also found .*python -m pytest.* not used/);

@@ -47,7 +47,7 @@ async function rectifyRun() {
   const { run, root, events } = await runContext([{ id: "US-1", title: "one" }], {
     agent: {
       default: "command",
-      command: { run: 'echo "$GANTRY_ROLE" >> sessions.log' },
+      command: { run: 'echo "$GANTRY_ROLE" >> sessions.log; cat > prompt.txt' },
       timeoutSeconds: 30,
     },
     execution: { rectify: { enabled: true, maxAttempts: 3 } },
@@ -56,7 +56,7 @@ async function rectifyRun() {
     existsSync(join(root, "sessions.log"))
       ? readFileSync(join(root, "sessions.log"), "utf8").split("\n").filter(Boolean)
       : [];
-  return { run, events, sessions };
+  return { run, root, events, sessions };
 }
 
 describe("rectify stage", () => {
@@ -80,6 +80,71 @@ describe("rectify stage", () => {
     }
     assert.deepEqual(sessions(), []);
     assert.equal(events.filter(([type]) => type === "rectify:attempt").length, 0);
+  });
+
+  it("a stop after a status change names both statuses and what the new one means, never 'did not reduce'", async () => {
+    const { run, sessions } = await rectifyRun();
+    const unparsed: VerifyResult = {
+      ...failing(0),
+      status: "UNPARSED",
+      reason:
+        'UNPARSED: the test output could not be read (no known test runner output was recognised); it begins: "all good"',
+      outputHead: ["all good"],
+    };
+    const stops = async (now: VerifyResult, before: Partial<VerifyResult>) => {
+      const ctx = storyContext(run, {
+        verify: now,
+        failureHistory: [1, Number.MAX_SAFE_INTEGER],
+        rectifyAttempts: 1,
+        rectifiedFrom: { status: "TEST_FAILURE", failCount: 1, ...before },
+      });
+      const result = await rectifyStage.execute(ctx);
+      return result.action === "escalate" ? result.reason : `not escalated: ${result.action}`;
+    };
+    assert.equal(
+      await stops(unparsed, {}),
+      'scoped tests went from TEST_FAILURE (1 failed) to UNPARSED: the test output could not be read (no known test runner output was recognised); it begins: "all good"',
+    );
+    assert.equal(
+      await stops({ ...failing(0), status: "NO_TESTS" }, {}),
+      "scoped tests went from TEST_FAILURE (1 failed) to NO_TESTS: no test ran",
+    );
+    assert.equal(
+      await stops(unparsed, { status: "UNPARSED", failCount: 0, reason: unparsed.reason }),
+      `scoped tests still ${unparsed.reason} after the last rectify`,
+    );
+    assert.equal(
+      await stops(failing(2), {}),
+      "scoped tests TEST_FAILURE (2 failed); the last rectify did not reduce the failures (1 → 2 failed)",
+    );
+    assert.equal(
+      await stops({ ...unparsed, scope: "full suite: no testScoped command" }, {}),
+      `tests went from TEST_FAILURE (1 failed) to ${unparsed.reason}`,
+      "the scoped step that ran the full suite says tests, not scoped tests",
+    );
+    assert.deepEqual(sessions(), []);
+  });
+
+  it("an unreadable status goes to the rectify agent in its own words, with the lines gantry could not read", async () => {
+    const { run, root } = await rectifyRun();
+    const ctx = storyContext(run, {
+      verify: {
+        ...failing(0),
+        status: "UNPARSED",
+        reason: "UNPARSED: the test output could not be read (no pytest summary line found)",
+        outputHead: ["collected 3 items", "weird plugin line"],
+      },
+    });
+    const result = await rectifyStage.execute(ctx);
+    assert.equal(result.action, "retry");
+    const prompt = readFileSync(join(root, "prompt.txt"), "utf8");
+    assert.match(prompt, /## Test status: UNPARSED \(the test output could not be read\)/);
+    assert.match(prompt, /no pytest summary line found/);
+    assert.match(
+      prompt,
+      /first lines of the output gantry could not read:\n\n```\ncollected 3 items\nweird plugin line\n```/,
+    );
+    assert.deepEqual(ctx.rectifiedFrom?.status, "UNPARSED");
   });
 
   it("while the failures go down, runs a rectify session and retries from verify", async () => {

@@ -162,10 +162,13 @@ function detectLint(files: ProjectFiles, pkg: PackageJson, result: StackResult):
     if (prettier) result.notes.push(`prettier also found (${prettier}); biome is used for formatting`);
     return;
   }
+  // biome check above includes its formatter; prettier's check goes with the lint command, so a formatting
+  // slip fails review and formatFix has work to do.
+  const prettierCheck = prettier ? "npx prettier --check ." : undefined;
   if (eslint) {
-    set("lint", "npx eslint .", eslint);
+    set("lint", prettierCheck ? `npx eslint . && ${prettierCheck}` : "npx eslint .", eslint);
     set("lintFix", "npx eslint --fix .", eslint);
-  }
+  } else if (prettier && prettierCheck) set("lint", prettierCheck, prettier);
   if (prettier) set("formatFix", "npx prettier --write .", prettier);
 }
 

@@ -86,13 +86,17 @@ export function detectPython(files: ProjectFiles): StackResult | undefined {
     pyproject: /^tool\.ruff(\.|$)/,
     files: ["ruff.toml", ".ruff.toml"],
   });
+  // The lint command checks the formatting too: a formatting slip fails review and formatFix fixes it.
   if (ruff) {
-    set("lint", "ruff check .", ruff);
+    set("lint", "ruff check . && ruff format --check .", ruff);
     set("lintFix", "ruff check --fix .", ruff);
     set("formatFix", "ruff format .", ruff);
   } else {
     const black = toolSource(project, { dep: "black", pyproject: /^tool\.black$/ });
-    if (black) set("formatFix", "black .", black);
+    if (black) {
+      set("lint", "black --check .", black);
+      set("formatFix", "black .", black);
+    }
   }
 
   const mypy = toolSource(project, {

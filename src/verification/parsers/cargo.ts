@@ -136,6 +136,7 @@ function fileOfDocTest(name: string): string | undefined {
 
 export const cargoParser: TestOutputParser = {
   name: RUNNER,
+  looksFor: "cargo's `running N tests` / `test result: ok. N passed;` lines",
   detect(text) {
     const s = sample(text);
     return (

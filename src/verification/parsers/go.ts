@@ -125,25 +125,35 @@ export function parseGoText(text: string): ParsedTests {
     packages: 0,
   };
   let state = new PackageState();
-  let inBuildOutput = false;
+  // A package's compile errors (`# pkg [pkg.test]` and the lines after it) can come before other packages'
+  // -v output: they are kept by package and end where test output starts again.
+  const buildOutputs = new Map<string, string[]>();
+  let building: string[] | undefined;
   for (const line of splitLines(text)) {
     const c = line.charCodeAt(0);
     // Package lines start with o(k), F(AIL) or ?; everything else this parser reads is indented or starts
     // with "=== ", "--- ", "# " or "panic: ".
     const pkgLine = c === 111 || c === 70 || c === 63 ? PACKAGE_LINE.exec(line) : null;
     if (pkgLine) {
-      closePackage(pkgLine[2] as string, pkgLine[1] as string, pkgLine[3] as string, state, totals);
+      const pkg = pkgLine[2] as string;
+      state.buildOutput = buildOutputs.get(pkg) ?? state.buildOutput;
+      closePackage(pkg, pkgLine[1] as string, pkgLine[3] as string, state, totals);
       state = new PackageState();
-      inBuildOutput = false;
+      building = undefined;
       continue;
     }
     if (line.startsWith("# ")) {
-      inBuildOutput = true;
+      building = [];
+      buildOutputs.set(line.slice(2).split(" ")[0] as string, building);
+      state.buildOutput = building;
       continue;
     }
-    if (inBuildOutput) {
-      if (state.buildOutput.length < 20 && line.trim()) state.buildOutput.push(line);
-      continue;
+    if (building) {
+      if (!/^(?:=== |--- |PASS$|FAIL$|panic: )/.test(line)) {
+        if (building.length < 20 && line.trim()) building.push(line);
+        continue;
+      }
+      building = undefined;
     }
     const run = c === 61 ? /^=== (?:RUN|CONT|NAME|PAUSE)\s+(\S+)/.exec(line) : null;
     if (run) {
@@ -216,6 +226,7 @@ export function goJsonToText(text: string): string {
 
 export const goParser: TestOutputParser = {
   name: RUNNER,
+  looksFor: "go test -json events, `ok  pkg`/`FAIL pkg` lines or `--- PASS/FAIL: Test` lines",
   detect(text) {
     const s = sample(text);
     return (

@@ -113,6 +113,7 @@ function messageAfter(lines: readonly string[], from: number): string {
 
 export const jestParser: TestOutputParser = {
   name: RUNNER,
+  looksFor: "jest's `Tests: N passed, N total` / `Test Suites:` summary",
   detect(text) {
     const s = sample(text);
     return (

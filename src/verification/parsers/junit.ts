@@ -84,6 +84,7 @@ export function parseJUnitText(runner: string, text: string, options?: JUnitOpti
 
 export const junitParser: TestOutputParser = {
   name: "junit",
+  looksFor: "a JUnit XML `<testsuite>` element",
   detect: (text) => /<testsuites?[\s>/]/.test(sample(text)),
   parse: (text) => parseJUnitText("junit", text),
 };

@@ -113,6 +113,7 @@ function readFailure(lines: readonly string[], start: number, first: string, int
 
 export const mochaParser: TestOutputParser = {
   name: RUNNER,
+  looksFor: "mocha's `N passing (12ms)` line",
   detect(text) {
     const s = sample(text);
     return (

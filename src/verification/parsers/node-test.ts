@@ -256,6 +256,7 @@ export function parseNodeTest(text: string): ParsedTests {
 
 export const nodeTestParser: TestOutputParser = {
   name: RUNNER,
+  looksFor: "node --test's `ℹ tests N` / `# duration_ms` summary",
   detect(text) {
     const s = sample(text);
     return (

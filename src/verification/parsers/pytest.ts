@@ -13,9 +13,10 @@ import { FailureList, failure, finish, sample, splitLines, toInt, unparsed } fro
 const RUNNER = "pytest";
 const SUMMARY_WORDS =
   "passed|failed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun|subtests? \\w+";
-const SUMMARY = new RegExp(
-  `^=*\\s*((?:\\d+ (?:${SUMMARY_WORDS})(?:, )?)+|no tests ran)(?: in [\\d.]+s(?: \\([\\d:.]+\\))?)\\s*=*$`,
-);
+const SUMMARY_BODY = `((?:\\d+ (?:${SUMMARY_WORDS})(?:, )?)+|no tests ran) in [\\d.]+s(?: \\([\\d:.]+\\))?`;
+const SUMMARY = new RegExp(`^=*\\s*${SUMMARY_BODY}\\s*=*$`);
+/** The closing line anywhere in a log, `-q` (bare) or default (between `=` rules). */
+const SUMMARY_LINE = new RegExp(`^(?:=+ )?${SUMMARY_BODY}(?: =+)?$`, "m");
 
 interface Detail {
   message: string;
@@ -83,18 +84,21 @@ function parseText(text: string): ParsedTests {
       if (heading !== undefined && body.length < 400) body.push(line);
       continue;
     }
-    const short = /^(FAILED|ERROR) (\S+?)(?: - (.*))?$/.exec(line);
+    // A failed subtest: `SUBFAILED(i=1) path::Class::test - message` (pytest 9), `SUBFAIL path::test - ...`
+    // (the pytest-subtests plugin).
+    const short = /^(FAILED|ERROR|SUBFAIL(?:ED)?(\(.*?\))?) (\S+?)(?: - (.*))?$/.exec(line);
     if (short && section === "short test summary info") {
-      const [file, ...rest] = (short[2] as string).split("::");
-      const name = rest.length ? rest.join("::") : (file as string);
-      const key = rest.join(".");
+      const [file, ...rest] = (short[3] as string).split("::");
+      const params = short[2] ? ` ${short[2]}` : "";
+      const name = (rest.length ? rest.join("::") : (file as string)) + params;
+      const key = rest.join(".") + params;
       const detail =
         details.get(key) ??
         details.get(`ERROR at setup of ${key}`) ??
         details.get(`ERROR at teardown of ${key}`) ??
         details.get(`ERROR collecting ${file}`) ??
         details.get(name);
-      listed.add(failure(name, detail?.message || short[3] || short[1] || "failed", file));
+      listed.add(failure(name, detail?.message || short[4] || short[1] || "failed", file));
     }
   }
   closeHeading();
@@ -180,19 +184,14 @@ function parseJUnit(text: string): ParsedTests {
 
 export const pytestParser: TestOutputParser = {
   name: RUNNER,
+  looksFor: "pytest's `test session starts` banner or its closing line (`N passed, M warnings in 1.2s`)",
   detect(text) {
     const s = sample(text);
     return (
       /^=+ test session starts =+$/m.test(s) ||
       /<testsuite name="pytest"|<testsuites name="pytest tests"/.test(s) ||
       /^=+ short test summary info =+$/m.test(s) ||
-      /^=+ (?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected|warnings?)(?:, )?)+ in [\d.]+s(?: \([\d:.]+\))? =+$/m.test(
-        s,
-      ) ||
-      /^(?:\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|deselected)(?:, )?)+ in [\d.]+s(?: \([\d:.]+\))?$/m.test(
-        s,
-      ) ||
-      /^no tests ran in [\d.]+s/m.test(s)
+      SUMMARY_LINE.test(s)
     );
   },
   parse(text) {

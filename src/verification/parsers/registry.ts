@@ -21,6 +21,10 @@ import type { ParsedTests, TestOutputParser } from "./types.js";
 import { unparsed } from "./util.js";
 import { vitestParser } from "./vitest.js";
 
+const EMPTY =
+  "the test output is empty: gantry reads the runner's own summary, so let the test command print it " +
+  "(not pytest -p no:terminal, not output sent to /dev/null)";
+
 /** Detection order, most specific first. */
 const PARSERS: readonly TestOutputParser[] = [
   goParser,
@@ -55,30 +59,67 @@ export interface ParseOptions {
   command?: string;
 }
 
+/** One parser's answer to an output, for `gantry parse-tests`: read it, recognised it but not its counts, or declined. */
+export interface ParserTrial {
+  runner: string;
+  outcome: "read" | "unreadable" | "declined" | "not asked";
+  why: string;
+}
+
 export function parseTestOutput(text: string, options: ParseOptions = {}): ParsedTests {
+  return parseWithTrials(text, options).parsed;
+}
+
+/** The reading, and each parser's answer on the way to it. */
+export function parseWithTrials(
+  text: string,
+  options: ParseOptions = {},
+): { parsed: ParsedTests; tried: ParserTrial[] } {
   const name = options.runner ?? runnerOfCommand(options.command);
   const chosen = name ? getParser(name) : undefined;
   const normalized = normalizeOutput(text);
-  if (chosen) return chosen.parse(normalized);
-  if (!normalized.trim()) return unparsed("unknown", "the test output is empty");
+  if (chosen) {
+    const parsed = chosen.parse(normalized);
+    const why = options.runner ? "named with --runner" : `the command runs ${chosen.name}`;
+    return { parsed, tried: [trialOf(chosen.name, parsed, why)] };
+  }
+  if (!normalized.trim()) return { parsed: unparsed("unknown", EMPTY), tried: [] };
   let first: ParsedTests | undefined;
   const readings: ParsedTests[] = [];
+  const tried: ParserTrial[] = [];
   for (const parser of PARSERS) {
-    if (readings.length > 0 && GENERIC.has(parser.name)) break;
-    if (!parser.detect(normalized)) continue;
+    if (readings.length > 0 && GENERIC.has(parser.name)) {
+      tried.push({ runner: parser.name, outcome: "not asked", why: "a runner's own parser already read it" });
+      continue;
+    }
+    if (!parser.detect(normalized)) {
+      tried.push({ runner: parser.name, outcome: "declined", why: `no ${parser.looksFor}` });
+      continue;
+    }
     const parsed = parser.parse(normalized);
+    tried.push(trialOf(parser.name, parsed, "recognised"));
     // A recognised runner that could not read its counts says why; another parser that can read
     // the same output (a JUnit report printed after the console output, say) gets its turn first.
     if (parsed.status !== "UNPARSED") readings.push(parsed);
     else first ??= parsed;
   }
   const [reading, other] = readings;
-  if (reading && other) return conflicting(reading, other);
-  return (
+  if (reading && other) return { parsed: conflicting(reading, other), tried };
+  const parsed =
     reading ??
     first ??
-    unparsed("unknown", `no known test runner output was recognised (tried: ${parserNames.join(", ")})`)
-  );
+    unparsed("unknown", `no known test runner output was recognised (tried: ${parserNames.join(", ")})`);
+  return { parsed, tried };
+}
+
+function trialOf(runner: string, parsed: ParsedTests, how: string): ParserTrial {
+  if (parsed.status === "UNPARSED")
+    return { runner, outcome: "unreadable", why: `${how}, but ${parsed.reason ?? "no counts"}` };
+  return {
+    runner,
+    outcome: "read",
+    why: `${how}: ${parsed.status}, ${parsed.passed} passed, ${parsed.failed} failed, ${parsed.skipped} skipped`,
+  };
 }
 
 function conflicting(a: ParsedTests, b: ParsedTests): ParsedTests {

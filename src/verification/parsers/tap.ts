@@ -216,6 +216,7 @@ export function tapToParsed(runner: string, scan: TapScan): ParsedTests {
 
 export const tapParser: TestOutputParser = {
   name: "tap",
+  looksFor: "a TAP plan (`1..N`), `TAP version` line, or numbered `ok N` lines",
   detect(text) {
     const s = sample(text);
     // A plan, a version line, or (for a log whose head was cut off) numbered test lines.

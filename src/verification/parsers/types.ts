@@ -20,6 +20,8 @@ export interface ParsedTests {
 export interface TestOutputParser {
   /** The runner name it reports, also accepted by `--runner`. */
   readonly name: string;
+  /** What `detect` looks for, in words: said when the parser declines an output (`gantry parse-tests`). */
+  readonly looksFor: string;
   /** Whether this normalised output looks like this runner's (cheap; the registry asks each in order). */
   detect(text: string): boolean;
   /** Parses normalised output. Never guesses: no counts printed means UNPARSED with a reason. */

@@ -159,6 +159,7 @@ function parseJUnit(text: string): ParsedTests {
 
 export const vitestParser: TestOutputParser = {
   name: RUNNER,
+  looksFor: "vitest's ` RUN  v3` header or `Test Files  N passed` summary",
   detect(text) {
     const s = sample(text);
     return (

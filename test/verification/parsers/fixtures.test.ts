@@ -59,7 +59,7 @@ describe("captured runner output", () => {
           passed: parsed.passed,
           failed: parsed.failed,
           skipped: parsed.skipped,
-          failureNames: parsed.failures.map((f) => f.name),
+          failureNames: parsed.failures.map((f) => f.name).sort(),
         },
         {
           runner: want.runner,
@@ -68,7 +68,7 @@ describe("captured runner output", () => {
           passed: want.passed,
           failed: want.failed,
           skipped: want.skipped,
-          failureNames: want.failureNames,
+          failureNames: [...want.failureNames].sort(),
         },
       );
       assert.equal(parsed.executed, parsed.passed + parsed.failed);
@@ -130,6 +130,14 @@ describe("captured runner output", () => {
       parseTestOutput(read("vitest/transform.default.log")).reason ?? "",
       /Transform failed with 1 error: .*Expected "\)" but found end of file/,
     );
+    // go -v: one package's compile error printed before another package's test lines.
+    for (const format of ["plain", "v", "json"]) {
+      assert.match(
+        parseTestOutput(read(`go/onebroken.${format}.log`)).reason ?? "",
+        /^example\.com\/variants\/util did not build: util\/util\.go:3:37: undefined: undefinedThing$/,
+        format,
+      );
+    }
     assert.match(
       parseTestOutput(read("pytest/broken.q.log")).reason ?? "",
       /SyntaxError: '\(' was never closed/,

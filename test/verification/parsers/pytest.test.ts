@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { pytestParser } from "../../../src/verification/parsers/pytest.js";
+import { parseTestOutput } from "../../../src/verification/parsers/registry.js";
 
 const fixture = (path: string): string =>
   readFileSync(new URL(`../../fixtures/parsers/pytest/${path}`, import.meta.url), "utf8");
@@ -25,6 +26,31 @@ describe("pytest's closing line", () => {
     assert.deepEqual(counts("3 passed, 4 subtests passed in 0.01s"), ["PASS", 3, 0, 0]);
     assert.deepEqual(counts("=== 3 passed in 0.01s (0:00:01) ==="), ["PASS", 3, 0, 0]);
     assert.deepEqual(counts("1 passed, 1 passed in 1s"), ["PASS", 2, 0, 0]);
+  });
+
+  test("a bare -q closing line with warnings, subtests or reruns is recognised as pytest's", () => {
+    const detected = (line: string) => {
+      const p = parseTestOutput(`....                [100%]\n${line}\n`);
+      return [p.runner, p.status, p.passed, p.failed];
+    };
+    assert.deepEqual(detected("172 passed, 12 subtests passed in 2.86s"), ["pytest", "PASS", 172, 0]);
+    assert.deepEqual(detected("1 passed, 1 warning in 0.01s"), ["pytest", "PASS", 1, 0]);
+    assert.deepEqual(detected("4 passed, 1 rerun in 0.30s"), ["pytest", "PASS", 4, 0]);
+    assert.deepEqual(detected("1 failed, 3 passed, 2 subtests passed in 3.89s"), [
+      "pytest",
+      "TEST_FAILURE",
+      3,
+      1,
+    ]);
+    assert.equal(parseTestOutput("  1 passed, 1 warning in 0.01s\n").runner, "unknown");
+  });
+
+  test("a failed subtest is named with its parameters", () => {
+    const p = pytestParser.parse(fixture("subtestfail.q.log"));
+    assert.deepEqual(
+      p.failures.map((f) => [f.name, f.file, f.message]),
+      [["TestSquares::test_squares (i=1)", "tests/test_sub.py", "AssertionError: 1 != 2"]],
+    );
   });
 
   test("a closing line needs its duration, and may not be indented or too long", () => {
