@@ -1,6 +1,5 @@
-import { readFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import { InputError } from "../config/input-error.js";
+import { InputError, readInputFile } from "../config/input-error.js";
 import { loadConfig } from "../config/loader.js";
 import type { Config } from "../config/schema.js";
 import { FEATURES_DIR, featurePrdPath, projectRoot } from "./project.js";
@@ -49,19 +48,13 @@ export async function planInto(root: string, config: Config, options: PlanComman
 function readSpec(root: string, options: PlanCommandOptions): string {
   const path = options.from ? resolve(options.from) : join(root, FEATURES_DIR, options.feature, "spec.md");
   const display = relative(process.cwd(), path) || path;
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(
-      options.from ? "--from" : display,
-      "",
-      code === "ENOENT"
-        ? `no such file${options.from ? `: ${display}` : `; write one with gantry features new ${options.feature}`}`
-        : `cannot read ${display} (${code})`,
-    );
-  }
+  const text = readInputFile(
+    path,
+    options.from ? "--from" : display,
+    options.from
+      ? `no such file: ${display}`
+      : `no such file; write one with gantry features new ${options.feature}`,
+  );
   if (text.trim() === "") throw new InputError(display, "", "the spec is empty");
   return text;
 }

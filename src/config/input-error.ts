@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import type { z } from "zod";
 import { escapeControls } from "../util/text.js";
 
@@ -176,5 +177,15 @@ export function firstInvalidOffset(text: string): number | undefined {
       continue;
     }
     return i;
+  }
+}
+
+/** A user's file as text; a missing or unreadable one is an InputError naming it (`whenMissing` says what to do). */
+export function readInputFile(path: string, display: string, whenMissing: string): string {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new InputError(display, "", code === "ENOENT" ? whenMissing : `cannot read (${code})`);
   }
 }

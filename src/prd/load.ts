@@ -1,5 +1,4 @@
-import { readFileSync } from "node:fs";
-import { formatPath, fromZodIssue, InputError, parseJsonText } from "../config/input-error.js";
+import { formatPath, fromZodIssue, InputError, parseJsonText, readInputFile } from "../config/input-error.js";
 import { type Prd, PrdSchema } from "./story.js";
 
 export function prdPath(root: string, feature: string): string {
@@ -98,17 +97,7 @@ function findCycle(prd: Prd): string[] | undefined {
 }
 
 export function readPrdRaw(path: string, display = path): unknown {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(
-      display,
-      "",
-      code === "ENOENT" ? "no such file; expected the feature's prd.json" : `cannot read (${code})`,
-    );
-  }
+  const text = readInputFile(path, display, "no such file; expected the feature's prd.json");
   return parseJsonText(display, text);
 }
 
