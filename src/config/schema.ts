@@ -2,6 +2,7 @@ import { z } from "zod";
 import { GATE_NAMES } from "../model/ledger.js";
 import { InteractionSchema } from "./interaction-schema.js";
 import { ReadinessSchema } from "./readiness-schema.js";
+import { ReviewSchema } from "./review-schema.js";
 
 export {
   DEFAULT_TRIGGER_TIMEOUT_SECONDS,
@@ -183,7 +184,9 @@ export const ConfigSchema = z
         mandatory: z
           .array(z.enum(GATE_NAMES))
           .optional()
-          .describe("default: verify, review, test-integrity, and regression when inline"),
+          .describe(
+            "default: verify, review, test-integrity, regression when inline, review-decision when review.panel is set, story-check when a build, smoke or demo command is set",
+          ),
       })
       .prefault({}),
     hooks,
@@ -193,16 +196,21 @@ export const ConfigSchema = z
       .default([]),
     interaction: InteractionSchema,
     readiness: ReadinessSchema,
+    review: ReviewSchema,
   })
   .describe("gantry project configuration (.gantry/config.json)");
 
 export type Config = z.output<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 
-/** The gates that decide completion: configured, else verify, review, test-integrity, and regression when inline. */
+/**
+ * The gates that decide completion: configured, else verify, review, test-integrity, regression when inline,
+ * review-decision when a review panel is set, story-check when a build, smoke or demo command is set.
+ */
 export function mandatoryGates(config: Config): string[] {
   if (config.gates.mandatory) return config.gates.mandatory;
   const gates = ["verify", "review", "test-integrity"];
   if (config.execution.regression.mode === "inline") gates.push("regression");
+  if (config.review.panel.length > 0) gates.push("review-decision");
   return gates;
 }

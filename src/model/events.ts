@@ -2,7 +2,7 @@ import type { AgentRole, CostBasis } from "./agent.js";
 import type { Judged, LedgerEntry, Verdict } from "./ledger.js";
 import type { MarkerOrNone } from "./markers.js";
 import type { ReadinessGap } from "./readiness.js";
-import type { ReviewResult } from "./review.js";
+import type { DecidedFinding, ReviewerRecord, ReviewResult } from "./review.js";
 import type { RunErrorCode, RunSummary, StoryMetrics } from "./run.js";
 import type { StageName, StageResult } from "./stage.js";
 import type { StorySummary } from "./story.js";
@@ -127,6 +127,18 @@ export interface EventPayloads {
     ask?: boolean;
     /** Research findings gantry verified and counted in the score. */
     findings?: number;
+    judged: Judged;
+    attempt: number;
+  };
+  /** The review panel's decision (docs/review.md): the blockers that stand with their basis, the lowered ones. */
+  "review-decision:result": {
+    storyId: string;
+    verdict: Verdict;
+    reason: string;
+    blockers: DecidedFinding[];
+    lowered: DecidedFinding[];
+    others: DecidedFinding[];
+    reviewers: Omit<ReviewerRecord, "findings">[];
     judged: Judged;
     attempt: number;
   };

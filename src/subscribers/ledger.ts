@@ -32,7 +32,8 @@ export function wireLedger(
       | EventOf<"test-strength:result">
       | EventOf<"tamper:result">
       | EventOf<"test-integrity:result">
-      | EventOf<"readiness:result">,
+      | EventOf<"readiness:result">
+      | EventOf<"review-decision:result">,
     gate: string,
     verdict: Verdict,
     detail: Record<string, unknown>,
@@ -104,8 +105,19 @@ export function wireLedger(
       }),
     );
   });
+  const offDecision = bus.on("review-decision:result", "ledger", (event) => {
+    append(
+      entry(event, "review-decision", event.verdict, {
+        reason: event.reason,
+        blockers: event.blockers,
+        lowered: event.lowered,
+        reviewers: event.reviewers,
+      }),
+    );
+  });
   return () => {
     offReadiness();
+    offDecision();
     offTamper();
     offVerify();
     offIntegrity();
