@@ -3,6 +3,7 @@ import { GATE_NAMES } from "../model/ledger.js";
 import { InteractionSchema } from "./interaction-schema.js";
 import { ReadinessSchema } from "./readiness-schema.js";
 import { ReviewSchema } from "./review-schema.js";
+import { AppCheckSchema } from "./story-check-schema.js";
 
 export {
   DEFAULT_TRIGGER_TIMEOUT_SECONDS,
@@ -101,6 +102,9 @@ export const ConfigSchema = z
             lintFix: z.string().min(1).optional(),
             formatFix: z.string().min(1).optional(),
             acceptance: z.string().min(1).optional(),
+            build: AppCheckSchema.optional().describe("story-check: the app builds"),
+            smoke: AppCheckSchema.optional().describe("story-check: a smoke test of the app"),
+            demo: AppCheckSchema.optional().describe("story-check: the app starts and shows it works"),
           })
           .prefault({}),
         timeoutSeconds: seconds(600),
@@ -212,5 +216,7 @@ export function mandatoryGates(config: Config): string[] {
   const gates = ["verify", "review", "test-integrity"];
   if (config.execution.regression.mode === "inline") gates.push("regression");
   if (config.review.panel.length > 0) gates.push("review-decision");
+  const { build, smoke, demo } = config.quality.commands;
+  if (build || smoke || demo) gates.push("story-check");
   return gates;
 }

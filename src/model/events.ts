@@ -16,6 +16,21 @@ export interface TestIntegrityFinding {
   evidence: string;
 }
 
+/** One of the between-stories checks, as it ran. */
+export interface StoryCheckRun {
+  name: "build" | "smoke" | "demo";
+  command: string;
+  success: boolean;
+  exitCode: number | null;
+  timedOut: boolean;
+  /** The output pattern it had to print, when it has one; `matched` says whether it did. */
+  expect?: string;
+  matched?: boolean;
+  durationMs: number;
+  /** The end of its output. */
+  output: string;
+}
+
 interface AgentCall {
   storyId: string;
   role: AgentRole;
@@ -139,6 +154,18 @@ export interface EventPayloads {
     lowered: DecidedFinding[];
     others: DecidedFinding[];
     reviewers: Omit<ReviewerRecord, "findings">[];
+    judged: Judged;
+    attempt: number;
+  };
+  /**
+   * The between-stories check (quality.commands build, smoke, demo) on a checkout of one tree: at `entry`
+   * the committed tree a story starts from, at `exit` the tree it would commit.
+   */
+  "story-check:result": {
+    storyId: string;
+    phase: "entry" | "exit";
+    verdict: Verdict;
+    checks: StoryCheckRun[];
     judged: Judged;
     attempt: number;
   };

@@ -33,7 +33,8 @@ export function wireLedger(
       | EventOf<"tamper:result">
       | EventOf<"test-integrity:result">
       | EventOf<"readiness:result">
-      | EventOf<"review-decision:result">,
+      | EventOf<"review-decision:result">
+      | EventOf<"story-check:result">,
     gate: string,
     verdict: Verdict,
     detail: Record<string, unknown>,
@@ -115,8 +116,17 @@ export function wireLedger(
       }),
     );
   });
+  const offStoryCheck = bus.on("story-check:result", "ledger", (event) => {
+    append(
+      entry(event, "story-check", event.verdict, {
+        phase: event.phase,
+        checks: event.checks.map(({ output: _output, ...check }) => check),
+      }),
+    );
+  });
   return () => {
     offReadiness();
+    offStoryCheck();
     offDecision();
     offTamper();
     offVerify();

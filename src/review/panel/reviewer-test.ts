@@ -1,10 +1,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, normalize } from "node:path";
-import { runGit } from "../../git/exec.js";
 import { UNBORN } from "../../git/repo.js";
 import type { PanelFinding, ReviewerTest } from "../../model/review.js";
 import { testEnvironment } from "../../verification/env.js";
-import { addScratchWorktree } from "../../verification/strategies/scratch-worktree.js";
+import { addScratchWorktree, commitOfTree } from "../../verification/strategies/scratch-worktree.js";
 import { runTestFile, type TestFileRun } from "../../verification/strategies/test-file-run.js";
 import type { Workspace } from "../../verification/workspace.js";
 import type { TestConfirmation } from "./decision.js";
@@ -50,7 +49,11 @@ export async function runReviewerTests(
     else toRun.push(finding);
   }
   if (toRun.length === 0 || !template || run.signal.aborted) return outcomes;
-  const storyCommit = await commitOfTree(run.root, input.tree, input.baseSha);
+  const storyCommit = await commitOfTree(
+    run.root,
+    input.tree,
+    input.baseSha === UNBORN ? undefined : input.baseSha,
+  );
   const story = await addScratchWorktree(run.root, storyCommit);
   const base = input.baseSha === UNBORN ? undefined : await addScratchWorktree(run.root, input.baseSha);
   try {
@@ -127,21 +130,4 @@ function badPath(path: string): string | undefined {
   const first = clean.split("/")[0];
   if (first === ".git" || first === ".gantry" || first === "node_modules") return `is inside ${first}/`;
   return undefined;
-}
-
-/** A commit of the judged tree on top of the base, unreferenced: what a scratch worktree can check out. */
-async function commitOfTree(root: string, tree: string, baseSha: string): Promise<string> {
-  const identity = {
-    GIT_AUTHOR_NAME: "gantry",
-    GIT_AUTHOR_EMAIL: "gantry@localhost",
-    GIT_COMMITTER_NAME: "gantry",
-    GIT_COMMITTER_EMAIL: "gantry@localhost",
-  };
-  const parent = baseSha === UNBORN ? [] : ["-p", baseSha];
-  const out = await runGit(
-    root,
-    ["commit-tree", tree, ...parent, "-m", "gantry review: the judged tree"],
-    identity,
-  );
-  return out.trim();
 }
