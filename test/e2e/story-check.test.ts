@@ -77,6 +77,40 @@ describe("the between-stories check (built CLI)", { timeout: 300_000 }, () => {
     assert.equal(prdStories(root)["US-1"]?.status, "paused");
   });
 
+  it("answered retry, fixes the broken app with one autofix session, then goes on with the story", async () => {
+    const config = checkedConfig({ build: { run: "node build.mjs", expect: "built ok" } }, "auto");
+    config.interaction = {
+      channel: "auto",
+      triggers: { "story-check": { enabled: true, fallback: "retry" } },
+    };
+    const root = makeProject({
+      stories: [story("US-1")],
+      plan: {
+        "US-1": [
+          { write: { "src/app.js": 'export const app = () => "ok";\n' } },
+          { write: { "src/one.js": "export const one = 1;\n", "test/one.test.js": passingTest("one") } },
+        ],
+      },
+      config,
+      files: { "build.mjs": BUILD, "src/app.js": 'export const app = () => "broken";\n' },
+    });
+    const result = await gantry(root, ["run", "--feature", "f"], { timeoutMs: 200_000 });
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(
+      agentCalls(root).map((c) => c.role),
+      ["autofix", "implement"],
+    );
+    const run = lastRun(root);
+    const autofix = readdirSync(join(run.dir, "prompts")).find((f) => f.endsWith("-autofix.md"));
+    assert.ok(autofix);
+    assert.match(readFileSync(join(run.dir, "prompts", autofix), "utf8"), /app\(\) is broken/);
+    const requests = run.events.filter((e) => e.type === "interaction:request");
+    assert.deepEqual(
+      requests.map((e) => e.trigger),
+      ["story-check"],
+    );
+  });
+
   it("sends a story that breaks the build back to rectify, and kills the demo server and its helper", async () => {
     const marker = `gantry-demo-${randomUUID()}`;
     const root = makeProject({
