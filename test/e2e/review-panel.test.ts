@@ -131,6 +131,7 @@ describe("the review panel (built CLI, fake reviewer CLIs on PATH)", { timeout: 
     delete quality.commands.lintFix;
     quality.commands.testScoped = "node --test --test-reporter=spec {{files}}";
     config.routing = { tiers: ["fast"] };
+    config.reporters = ["default", "markdown"];
     config.review = {
       panel: [
         { name: "a", command: "fake-reviewer a b" },
@@ -222,6 +223,14 @@ describe("the review panel (built CLI, fake reviewer CLIs on PATH)", { timeout: 
       false,
       "the reviewer's test stays out of the tree",
     );
+  });
+
+  it("shows each finding with its basis in the report", () => {
+    const report = readFileSync(join(lastRun(root).dir, "report.md"), "utf8");
+    assert.match(report, /blocking src\/two\.js:5: TWO-A two is a string — raised by a and b/);
+    assert.match(report, /blocking src\/four\.js:1: FOUR-A four returns 5 — a's test fails/);
+    assert.match(report, /lowered src\/one\.js:1 \(b\): ONE-B — raised by 1 reviewer \(b\), two needed/);
+    assert.match(report, /b: no valid answer \(its output holds no JSON object\)/);
   });
 
   it("fails the gate and the story on an answer that is not JSON", () => {
