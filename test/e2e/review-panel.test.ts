@@ -280,3 +280,15 @@ describe("the review panel (built CLI, fake reviewer CLIs on PATH)", { timeout: 
     );
   });
 });
+
+describe("a review panel naming an unknown agent", () => {
+  it("is bad config: exit 2 naming the entry, before anything runs", async () => {
+    const config = baseConfig();
+    config.review = { panel: [{ agent: "nope" }] };
+    const root = makeProject({ stories: [story("US-1")], plan: {}, config });
+    const result = await gantry(root, ["run", "--feature", "f"]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /review\.panel\[0\]\.agent.*unknown agent "nope"/);
+    assert.deepEqual(agentCalls(root), []);
+  });
+});
