@@ -69,7 +69,7 @@ describe("the between-stories check (built CLI)", { timeout: 300_000 }, () => {
     const entries = lastRun(root).ledger.filter((e) => e.gate === "story-check");
     assert.equal(entries.length, 1);
     assert.equal(entries[0]?.verdict, "fail");
-    assert.equal((entries[0]?.detail as { phase: string }).phase, "entry");
+    assert.equal((entries[0]?.detail as { phase?: string } | undefined)?.phase, "entry");
     assert.match(
       `${result.stdout}${result.stderr}`,
       /story-check before US-1: the committed app fails build \(never printed \/built ok\/\)/,
