@@ -231,6 +231,10 @@ describe("the review panel (built CLI, fake reviewer CLIs on PATH)", { timeout: 
     assert.match(report, /blocking src\/four\.js:1: FOUR-A four returns 5 — a's test fails/);
     assert.match(report, /lowered src\/one\.js:1 \(b\): ONE-B — raised by 1 reviewer \(b\), two needed/);
     assert.match(report, /b: no valid answer \(its output holds no JSON object\)/);
+    assert.match(
+      report,
+      /\| review-decision \| 1 \| ❌ fail \| 2 blocking findings stand: src\/two\.js:5 \(raised by a and b\)/,
+    );
   });
 
   it("fails the gate and the story on an answer that is not JSON", () => {
