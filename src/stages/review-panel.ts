@@ -40,6 +40,14 @@ export async function reviewPanel(ctx: StoryContext): Promise<StageResult | unde
   if (outcome instanceof Error) {
     return { action: "fail", reason: `review panel could not run: ${outcome.message}` };
   }
+  // Unsandboxed, nothing kept the reviewers off the tree: a verdict on a tree they changed judges nothing.
+  if (!run.sandbox && (await run.git.judge()).tree !== outcome.judged.tree) {
+    return {
+      action: "fail",
+      reason:
+        "a review-panel session changed the working tree it was reviewing (no sandbox kept it read-only)",
+    };
+  }
   run.cost.usd += outcome.costUsd;
   run.cost.sessions += outcome.sessions;
   ctx.costUsd += outcome.costUsd;

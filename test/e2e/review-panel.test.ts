@@ -296,3 +296,31 @@ describe("a review panel naming an unknown agent", () => {
     assert.deepEqual(agentCalls(root), []);
   });
 });
+
+describe("a review panel without a sandbox", () => {
+  it("fails the story when a reviewer changed the tree it was reviewing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gantry-panel-off-"));
+    const config = baseConfig();
+    (config.agent as Record<string, unknown>).sandbox = "off";
+    config.review = { panel: [{ name: "a", command: `node ${JSON.stringify(REVIEWER)} a` }] };
+    const root = makeProject({
+      stories: [story("US-1")],
+      plan: {
+        "US-1": [
+          { write: { "src/one.js": "export const one = 1;\n", "test/one.test.js": passingTest("one") } },
+        ],
+      },
+      config,
+    });
+    const result = await gantry(root, ["run", "--feature", "f"], {
+      env: { REVIEW_LOG: join(dir, "reviews.jsonl"), REVIEW_LEAVE_FILE: "1" },
+      timeoutMs: 200_000,
+    });
+    assert.equal(result.code, 1, result.stderr);
+    assert.equal(prdStories(root)["US-1"]?.status, "failed");
+    assert.match(
+      readFileSync(join(root, ".gantry/features/f/prd.json"), "utf8"),
+      /a review-panel session changed the working tree it was reviewing/,
+    );
+  });
+});
