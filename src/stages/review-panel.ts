@@ -49,7 +49,8 @@ export async function reviewPanel(ctx: StoryContext): Promise<StageResult | unde
     };
   }
   run.cost.usd += outcome.costUsd;
-  run.cost.sessions += outcome.sessions;
+  run.cost.sessions += outcome.costBases.length;
+  for (const basis of outcome.costBases) run.cost.byBasis[basis] += 1;
   ctx.costUsd += outcome.costUsd;
   run.bus.emit("run:cost-check", { costUsd: run.cost.usd, limitUsd: run.config.execution.costLimitUsd });
   if (run.signal.aborted) return { action: "pause", reason: "interrupted" };

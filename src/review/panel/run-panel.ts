@@ -2,6 +2,7 @@ import type { AgentAdapter } from "../../agents/adapter.js";
 import type { Config } from "../../config/schema.js";
 import { runGit } from "../../git/exec.js";
 import { EMPTY_TREE, UNBORN } from "../../git/judge.js";
+import type { CostBasis } from "../../model/agent.js";
 import type { TestIntegrityFinding } from "../../model/events.js";
 import type { Judged } from "../../model/ledger.js";
 import type { PanelFinding } from "../../model/review.js";
@@ -29,7 +30,8 @@ export interface PanelOutcome {
   decision: PanelDecision;
   judged: Judged;
   costUsd: number;
-  sessions: number;
+  /** How each reviewer session's cost is known, one entry a session. */
+  costBases: CostBasis[];
 }
 
 /**
@@ -92,5 +94,10 @@ export async function runPanel(work: PanelWork): Promise<PanelOutcome> {
     judged,
     attempt: work.pass,
   });
-  return { decision, judged, costUsd: dispatched.costUsd, sessions: dispatched.sessions.length };
+  return {
+    decision,
+    judged,
+    costUsd: dispatched.costUsd,
+    costBases: dispatched.sessions.map((s) => s.costBasis),
+  };
 }
