@@ -85,7 +85,8 @@ export async function runPanel(work: PanelWork): Promise<PanelOutcome> {
   });
   run.bus.emit("review-decision:result", {
     storyId: work.story.id,
-    verdict: decision.verdict,
+    // Interrupted, a reviewer's missing answer says nothing about the work.
+    verdict: run.signal.aborted ? "unverified" : decision.verdict,
     reason: decision.reason,
     blockers: decision.blockers,
     lowered: decision.lowered,
