@@ -165,5 +165,8 @@ describe("the between-stories check (built CLI)", { timeout: 300_000 }, () => {
     assert.match(prompt, /story-check: build/);
     assert.match(prompt, /app\(\) is broken/);
     assert.deepEqual(processesWith(marker), [], "the demo left processes running");
+    // story-check is mandatory here, and its exit verdict is bound to the tree that was committed.
+    const check = await gantry(root, ["ledger", "check"]);
+    assert.equal(check.code, 0, `${check.stdout}${check.stderr}`);
   });
 });
