@@ -1,5 +1,5 @@
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join, normalize } from "node:path";
+import { existsSync, lstatSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { dirname, join, normalize, sep } from "node:path";
 import { UNBORN } from "../../git/repo.js";
 import type { PanelFinding, ReviewerTest } from "../../model/review.js";
 import { testEnvironment } from "../../verification/env.js";
@@ -63,10 +63,7 @@ export async function runReviewerTests(
       const test = finding.test as ReviewerTest;
       const file = normalize(test.file);
       const once = async (dir: string): Promise<TestFileRun> => {
-        if (test.content !== undefined) {
-          mkdirSync(dirname(join(dir, file)), { recursive: true });
-          writeFileSync(join(dir, file), test.content);
-        }
+        if (test.content !== undefined) writeInside(dir, file, test.content);
         return runTestFile({
           template,
           file,
@@ -77,10 +74,14 @@ export async function runReviewerTests(
           ...(input.sandbox ? { wrapper: input.sandbox } : {}),
         });
       };
-      const onStory = await once(story.projectDir);
-      const atBase = base ? await once(base.projectDir) : undefined;
-      if (run.signal.aborted) break;
-      outcomes.set(finding, confirmation(onStory, atBase, test.name));
+      try {
+        const onStory = await once(story.projectDir);
+        const atBase = base ? await once(base.projectDir) : undefined;
+        if (run.signal.aborted) break;
+        outcomes.set(finding, confirmation(onStory, atBase, test.name));
+      } catch (error) {
+        outcomes.set(finding, notRun((error as Error).message));
+      }
     }
   } finally {
     await story.remove();
@@ -120,6 +121,30 @@ function namesTest(failure: string, name: string): boolean {
 
 function notRun(why: string): TestConfirmation {
   return { confirmed: false, said: `not run: ${why}` };
+}
+
+/**
+ * Writes a reviewer's test file into a scratch checkout, never through a symbolic link the story's tree
+ * holds: the tree is the agent's, and a link there must not carry a write outside the checkout.
+ */
+function writeInside(dir: string, file: string, content: string): void {
+  const target = join(dir, file);
+  const top = realpathSync(dir);
+  let existing = dirname(target);
+  while (!existsSync(existing)) existing = dirname(existing);
+  const real = realpathSync(existing);
+  const isLink = (path: string) => {
+    try {
+      return lstatSync(path).isSymbolicLink();
+    } catch {
+      return false;
+    }
+  };
+  if ((real !== top && !real.startsWith(`${top}${sep}`)) || isLink(target)) {
+    throw new Error(`${file} leads outside the checkout through a symbolic link`);
+  }
+  mkdirSync(dirname(target), { recursive: true });
+  writeFileSync(target, content);
 }
 
 /** Why a reviewer's test path may not be used: absolute, leaving the project, or inside .git / .gantry. */
