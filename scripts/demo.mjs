@@ -130,6 +130,23 @@ function newestRunDir(dir) {
   return dirs[0];
 }
 
+/** The review panel's decisions, from ledger.jsonl: per story, the verdict and the findings it lowered. */
+function panelDecisions(runDir) {
+  const file = join(runDir, "ledger.jsonl");
+  if (!existsSync(file)) return [];
+  const decisions = [];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line.includes('"review-decision"')) continue;
+    try {
+      const entry = JSON.parse(line);
+      if (entry.gate === "review-decision") decisions.push(entry);
+    } catch {
+      // a torn last line: skip it
+    }
+  }
+  return decisions;
+}
+
 /** The deferred regression's verdict, from events.jsonl, if the run got that far. */
 function deferredRegression(runDir) {
   const file = join(runDir, "events.jsonl");
@@ -150,6 +167,7 @@ function deferredRegression(runDir) {
 function report(dir, exitCode) {
   const out = (text = "") => process.stdout.write(`${text}\n`);
   out(`\n── demo summary ${"─".repeat(50)}`);
+  const panelProblems = [];
   out(`project:     ${dir}`);
   const runDir = newestRunDir(dir);
   if (runDir) {
@@ -164,6 +182,16 @@ function report(dir, exitCode) {
         `deferred regression: ${regression.status}, ${regression.passCount} passed, ${regression.failCount} failed${failed ? ` (${failed})` : ""}`,
       );
     }
+    const decisions = panelDecisions(runDir);
+    if (decisions.length > 0) out("review panel (alice, bob):");
+    for (const d of decisions) {
+      out(`  ${d.storyId}: review-decision ${d.verdict}`);
+      for (const l of d.detail.lowered ?? [])
+        out(`    lowered ${l.file}:${l.line} (${l.reviewer}): ${l.text} — ${l.loweredBecause}`);
+    }
+    const us001 = decisions.find((d) => d.storyId === "US-001");
+    if (!us001?.detail.lowered?.some((l) => l.reviewer === "alice"))
+      panelProblems.push("alice's lone blocker on US-001 was not lowered by the review panel");
   } else {
     out(`run files:   none under ${join(dir, ".gantry", "runs")}${sep}`);
   }
@@ -171,7 +199,7 @@ function report(dir, exitCode) {
 
   const prd = readJson(join(dir, ".gantry", "features", FEATURE, "prd.json"));
   out("\nstories:");
-  const problems = [];
+  const problems = [...panelProblems];
   for (const story of prd.userStories) {
     const status = story.status ?? (story.passes ? "passed" : "pending");
     const expected = EXPECTED[story.id];

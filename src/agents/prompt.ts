@@ -1,6 +1,6 @@
 import type { AgentRole } from "../model/agent.js";
 import type { ReadinessFinding } from "../model/readiness.js";
-import type { ReviewCheck } from "../model/review.js";
+import type { DecidedFinding, ReviewCheck } from "../model/review.js";
 import { type TestFailure, UNREADABLE_MEANING, type VerifyStatus } from "../model/verify.js";
 import type { Story } from "../prd/story.js";
 import { markerContract } from "./completion-marker.js";
@@ -25,6 +25,8 @@ export interface PromptInput {
   verdict?: { status: VerifyStatus; reason?: string; outputHead?: string[] };
   /** For autofix: the review checks (the failing ones are used). */
   findings?: ReviewCheck[];
+  /** For rectify and autofix: the review panel's findings that do not block, to fix all the same. */
+  reviewNotes?: DecidedFinding[];
   /** `agent.maxPromptChars`. */
   maxChars?: number;
   /** The story was left in flight by an earlier run (interrupted or killed): its work is in the tree. */
@@ -98,6 +100,9 @@ export function buildPrompt(input: PromptInput): string {
   }
   if (input.role === "rectify") sections.push(...rectifySections(input));
   if (input.role === "autofix") sections.push(...autofixSections(input));
+  if ((input.role === "rectify" || input.role === "autofix") && input.reviewNotes?.length) {
+    sections.push(reviewNotesSection(input.reviewNotes));
+  }
   sections.push({ text: `${instructions(input.role)}\n${markerContract(input.role)}` });
   return fit(sections, input.maxChars ?? DEFAULT_MAX_PROMPT_CHARS);
 }
@@ -168,6 +173,17 @@ function autofixSections(input: PromptInput): Section[] {
 const RESUMED =
   "## Earlier work\n\nAn earlier run was stopped while working on this story. What it changed is already in the " +
   "working tree (see `git status` and `git diff`): continue from it rather than starting over.\n";
+
+/** The panel's non-blocking findings, each with where it is and, for a lowered blocker, why it does not block. */
+function reviewNotesSection(notes: DecidedFinding[]): Section {
+  const heading =
+    "## Review panel findings to fix\n\nReviewers raised these; none blocks the story on its own, but fix them too.\n\n";
+  const lines = notes.map(
+    (n) =>
+      `- ${n.file}${n.line > 0 ? `:${n.line}` : ""}${n.ruleId ? ` [${n.ruleId}]` : ""} (${n.reviewer}): ${clip(n.text, FAILURE_MESSAGE)}${n.loweredBecause ? ` — raised as blocking, lowered: ${n.loweredBecause}` : ""}`,
+  );
+  return { text: listText(heading, lines), cut: 6, shrink: listOf(heading, lines) };
+}
 
 function instructions(role: AgentRole): string {
   const common = "Leave your changes uncommitted: gantry runs the checks on the working tree and commits.";

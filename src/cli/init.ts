@@ -9,6 +9,7 @@ import { isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { AGENT_HELP, type AgentChoice, detectAgent } from "../config/detect/agent.js";
 import { COMMAND_KEYS, type Detection, detectProject } from "../config/detect/index.js";
+import { detectStoryChecks } from "../config/detect/story-checks.js";
 import { InputError } from "../config/input-error.js";
 import { CONFIG_PATH, parseConfig } from "../config/loader.js";
 import type { ConfigInput } from "../config/schema.js";
@@ -44,6 +45,7 @@ export function buildConfig(root: string, detection: Detection, agent: AgentChoi
     const found = detection.commands[key];
     if (found) commands[key] = found.command;
   }
+  for (const [key, found] of Object.entries(detectStoryChecks(root))) commands[key] = found.command;
   return {
     $schema: schemaReference(root),
     // A named CLI gets its built-in adapter: its own call and permission flags, the model per tier, the cost.
@@ -93,12 +95,22 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
     return 0;
   }
   stdout.write(
-    report({ detection, agent, sandbox, gitignore, existed, featuresCreated, display: display(configPath) }),
+    report({
+      root,
+      detection,
+      agent,
+      sandbox,
+      gitignore,
+      existed,
+      featuresCreated,
+      display: display(configPath),
+    }),
   );
   return 0;
 }
 
 function report(r: {
+  root: string;
   detection: Detection;
   agent: AgentChoice | undefined;
   sandbox: string;
@@ -121,6 +133,9 @@ function report(r: {
   for (const key of COMMAND_KEYS) {
     const found = detection.commands[key];
     lines.push(found ? `  ${key}: ${found.command} (${found.source})` : `  no ${key} command found`);
+  }
+  for (const [key, found] of Object.entries(detectStoryChecks(r.root))) {
+    lines.push(`  ${key}: ${found.command} (${found.source}; story-check between stories)`);
   }
   const notes = [
     ...detection.stacks.flatMap((s) => s.notes.map((n) => `${s.stack}: ${n}`)),

@@ -30,6 +30,9 @@ export const TRIGGERS = {
   // The agent ended with STORY BLOCKED: approve = the story fails with the agent's reason, retry = one more
   // pass at the same tier, skip, abort = stop the run.
   "agent-blocked": { actions: ["approve", "retry", "skip", "abort"], fallback: "approve" },
+  // The app the last story left does not build, smoke or start: retry = one autofix session to fix it,
+  // abort = stop the run here (also what happens when nobody answers).
+  "story-check": { actions: ["retry", "abort"], fallback: "abort" },
   // Spending more always takes an answer: `approve` (offered only with raiseUsd) is never a fallback.
   "cost-exceeded": { actions: ["abort", "approve"], fallback: "abort" },
 } as const satisfies Record<string, { actions: readonly InteractionAction[]; fallback: InteractionAction }>;
@@ -63,6 +66,7 @@ export const InteractionSchema = z
         "test-integrity": trigger(["retry", "skip", "abort"]).optional(),
         "story-readiness": trigger(["fix", "continue", "skip", "abort"]).optional(),
         "agent-blocked": trigger(["approve", "retry", "skip", "abort"]).optional(),
+        "story-check": trigger(["retry", "abort"]).optional(),
         "cost-exceeded": trigger(["abort"])
           .extend({
             raiseUsd: z

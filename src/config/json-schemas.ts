@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { PrdSchema } from "../prd/story.js";
 import { HookPayloadSchema } from "./hook-payload.js";
+import { ReviewAnswerSchema } from "./review-answer-schema.js";
 import { ConfigSchema } from "./schema.js";
 
 export const SCHEMA_BASE = "https://gantry.dev/schemas/";
@@ -15,5 +16,6 @@ export function jsonSchemas(): Record<string, object> {
     config: make("config", ConfigSchema),
     prd: make("prd", PrdSchema),
     "hook-payload": make("hook-payload", HookPayloadSchema),
+    "review-answer": make("review-answer", ReviewAnswerSchema),
   };
 }

@@ -2,6 +2,8 @@ import { z } from "zod";
 import { GATE_NAMES } from "../model/ledger.js";
 import { InteractionSchema } from "./interaction-schema.js";
 import { ReadinessSchema } from "./readiness-schema.js";
+import { ReviewSchema } from "./review-schema.js";
+import { AppCheckSchema } from "./story-check-schema.js";
 
 export {
   DEFAULT_TRIGGER_TIMEOUT_SECONDS,
@@ -100,6 +102,9 @@ export const ConfigSchema = z
             lintFix: z.string().min(1).optional(),
             formatFix: z.string().min(1).optional(),
             acceptance: z.string().min(1).optional(),
+            build: AppCheckSchema.optional().describe("story-check: the app builds"),
+            smoke: AppCheckSchema.optional().describe("story-check: a smoke test of the app"),
+            demo: AppCheckSchema.optional().describe("story-check: the app starts and shows it works"),
           })
           .prefault({}),
         timeoutSeconds: seconds(600),
@@ -183,7 +188,9 @@ export const ConfigSchema = z
         mandatory: z
           .array(z.enum(GATE_NAMES))
           .optional()
-          .describe("default: verify, review, test-integrity, and regression when inline"),
+          .describe(
+            "default: verify, review, test-integrity, regression when inline, review-decision when review.panel is set, story-check when a build, smoke or demo command is set",
+          ),
       })
       .prefault({}),
     hooks,
@@ -193,16 +200,23 @@ export const ConfigSchema = z
       .default([]),
     interaction: InteractionSchema,
     readiness: ReadinessSchema,
+    review: ReviewSchema,
   })
   .describe("gantry project configuration (.gantry/config.json)");
 
 export type Config = z.output<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
 
-/** The gates that decide completion: configured, else verify, review, test-integrity, and regression when inline. */
+/**
+ * The gates that decide completion: configured, else verify, review, test-integrity, regression when inline,
+ * review-decision when a review panel is set, story-check when a build, smoke or demo command is set.
+ */
 export function mandatoryGates(config: Config): string[] {
   if (config.gates.mandatory) return config.gates.mandatory;
   const gates = ["verify", "review", "test-integrity"];
   if (config.execution.regression.mode === "inline") gates.push("regression");
+  if (config.review.panel.length > 0) gates.push("review-decision");
+  const { build, smoke, demo } = config.quality.commands;
+  if (build || smoke || demo) gates.push("story-check");
   return gates;
 }

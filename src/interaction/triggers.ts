@@ -137,6 +137,14 @@ export function wireTriggers(bus: EventBus, deps: TriggerDeps): () => void {
         },
       ),
     ),
+    ...on("story-check", () =>
+      bus.on("story-check:result", "interaction story-check", async ({ storyId, phase, verdict, checks }) => {
+        if (phase !== "entry" || verdict !== "fail") return;
+        const failing = checks.filter((c) => !c.success).map((c) => `${c.name} (\`${c.command}\`)`);
+        const summary = `before ${storyId}: the app the previous stories left fails ${failing.join(", ")}; fix it with an autofix session (retry) or stop (abort)`;
+        await decideForStory("story-check", storyId, summary);
+      }),
+    ),
     ...on("review-gate", () => {
       const asked = new Set<string>();
       return bus.on(

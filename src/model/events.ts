@@ -2,7 +2,7 @@ import type { AgentRole, CostBasis } from "./agent.js";
 import type { Judged, LedgerEntry, Verdict } from "./ledger.js";
 import type { MarkerOrNone } from "./markers.js";
 import type { ReadinessGap } from "./readiness.js";
-import type { ReviewResult } from "./review.js";
+import type { DecidedFinding, ReviewerRecord, ReviewResult } from "./review.js";
 import type { RunErrorCode, RunSummary, StoryMetrics } from "./run.js";
 import type { StageName, StageResult } from "./stage.js";
 import type { StorySummary } from "./story.js";
@@ -14,6 +14,21 @@ export interface TestIntegrityFinding {
   file: string;
   line?: number;
   evidence: string;
+}
+
+/** One of the between-stories checks, as it ran. */
+export interface StoryCheckRun {
+  name: "build" | "smoke" | "demo";
+  command: string;
+  success: boolean;
+  exitCode: number | null;
+  timedOut: boolean;
+  /** The output pattern it had to print, when it has one; `matched` says whether it did. */
+  expect?: string;
+  matched?: boolean;
+  durationMs: number;
+  /** The end of its output. */
+  output: string;
 }
 
 interface AgentCall {
@@ -127,6 +142,30 @@ export interface EventPayloads {
     ask?: boolean;
     /** Research findings gantry verified and counted in the score. */
     findings?: number;
+    judged: Judged;
+    attempt: number;
+  };
+  /** The review panel's decision (docs/review.md): the blockers that stand with their basis, the lowered ones. */
+  "review-decision:result": {
+    storyId: string;
+    verdict: Verdict;
+    reason: string;
+    blockers: DecidedFinding[];
+    lowered: DecidedFinding[];
+    others: DecidedFinding[];
+    reviewers: Omit<ReviewerRecord, "findings">[];
+    judged: Judged;
+    attempt: number;
+  };
+  /**
+   * The between-stories check (quality.commands build, smoke, demo) on a checkout of one tree: at `entry`
+   * the committed tree a story starts from, at `exit` the tree it would commit.
+   */
+  "story-check:result": {
+    storyId: string;
+    phase: "entry" | "exit";
+    verdict: Verdict;
+    checks: StoryCheckRun[];
     judged: Judged;
     attempt: number;
   };

@@ -53,6 +53,15 @@ export async function createRunContext(
       `unknown agent "${config.agent.default}"; expected one of ${registry.names().join(", ")}`,
     );
   }
+  config.review.panel.forEach((reviewer, index) => {
+    if ("agent" in reviewer && !registry.names().includes(reviewer.agent)) {
+      throw new InputError(
+        ".gantry/config.json",
+        `review.panel[${index}].agent`,
+        `unknown agent "${reviewer.agent}"; expected one of ${registry.names().join(", ")}`,
+      );
+    }
+  });
   const agent = registry.create(config.agent.default, config);
   const sandbox = await decideSandbox(config.agent.sandbox, root);
   if (sandbox.kind === "unavailable") {

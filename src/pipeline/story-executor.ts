@@ -9,6 +9,7 @@ import { decideRoute, type PassRoute } from "../stages/route.js";
 import type { Stage } from "../stages/stage.js";
 import { runStages } from "./runner.js";
 import { dropDecisions, settle, takeDecision, withInteraction } from "./story-decisions.js";
+import { checkBeforeStory } from "./story-entry-check.js";
 import { climb, startTier, TierLadder } from "./tier-ladder.js";
 
 export interface StoryOutcome {
@@ -72,6 +73,8 @@ export async function executeStory(
   if (ambiguity === "skip")
     return skip(run, story, "no acceptance criteria; interaction story-ambiguity: skip");
   if (ambiguity === "abort") return pause(run, ctx, "interaction story-ambiguity answered abort");
+  const broken = await checkBeforeStory(ctx);
+  if (broken) return pause(run, ctx, broken);
   const notReady = await readinessGate(ctx, {
     ...(ambiguity === "approve" ? { accepted: ["no-acceptance-criteria"] } : {}),
     askedAnswer: async (trigger) => {

@@ -188,3 +188,20 @@ export async function sandboxStatusLine(
         : `agent.sandbox is "off"`;
   return `sandbox: not available (${found.reason}): ${then}`;
 }
+
+/**
+ * The same sandbox with the project tree read-only: for sessions that judge the work and must not change
+ * it (role `review`). Throws when the wrapper does not bind `root` writable as bwrapArgs does: a session
+ * must never run with a tree writable that was meant to be read-only.
+ */
+export function withTreeReadOnly(wrapper: readonly string[], root: string): string[] {
+  const tree = resolve(root);
+  const args = [...wrapper];
+  for (let i = 0; i + 2 < args.length; i += 1) {
+    if (args[i] === "--bind" && args[i + 1] === tree && args[i + 2] === tree) {
+      args[i] = "--ro-bind";
+      return args;
+    }
+  }
+  throw new Error(`the sandbox does not bind ${tree}; cannot make it read-only`);
+}

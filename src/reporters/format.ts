@@ -52,9 +52,14 @@ export function verdictSummary(entry: LedgerEntry): string {
     const reason = typeof d.reason === "string" ? ` (${d.reason})` : "";
     return `${d.status}${runner}${counts}${reason}`;
   }
+  // review-decision: its reason names the standing blockers, or says none stands.
+  if (Array.isArray(d.blockers) && typeof d.reason === "string") return d.reason;
   if (Array.isArray(d.checks)) {
     const checks = d.checks as { name?: unknown; success?: unknown }[];
-    return checks.map((c) => `${String(c.name)} ${c.success ? "ok" : "failed"}`).join(", ") || "no checks";
+    const list =
+      checks.map((c) => `${String(c.name)} ${c.success ? "ok" : "failed"}`).join(", ") || "no checks";
+    // story-check: before the story or before its commit.
+    return typeof d.phase === "string" ? `${d.phase}: ${list}` : list;
   }
   const text = JSON.stringify(d);
   return text === "{}" ? "" : truncate(text, 200);

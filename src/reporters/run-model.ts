@@ -210,6 +210,34 @@ export class RunModel {
           },
         });
         break;
+      case "review-decision:result": {
+        const at = (f: { file: string; line: number }) => `${f.file}${f.line > 0 ? `:${f.line}` : ""}`;
+        this.pair(e.storyId, "review-decision", {
+          evidence: {
+            lines: [
+              ...e.reviewers.filter((r) => !r.ok).map((r) => `${r.reviewer}: no valid answer (${r.problem})`),
+              ...e.blockers.map(
+                (b) =>
+                  `blocking ${at(b)}: ${b.text} — ${b.basis === "corroborated" ? `raised by ${b.reviewers?.join(" and ")}` : b.basis === "failing-test" ? `${b.reviewer}'s test fails: ${b.testOutcome}` : "test-integrity"}`,
+              ),
+              ...e.lowered.map((l) => `lowered ${at(l)} (${l.reviewer}): ${l.text} — ${l.loweredBecause}`),
+            ],
+          },
+        });
+        break;
+      }
+      case "story-check:result":
+        this.pair(e.storyId, "story-check", {
+          evidence: {
+            lines: e.checks
+              .filter((c) => !c.success)
+              .map(
+                (c) =>
+                  `${e.phase} ${c.name}: \`${c.command}\` ${c.timedOut ? "timed out" : `exit code ${c.exitCode}`}${c.expect && !c.matched ? `, never printed /${c.expect}/` : ""}`,
+              ),
+          },
+        });
+        break;
       case "run:pause":
         // The story in flight is left paused; no story event says so.
         this.pauseReason = e.reason;

@@ -13,7 +13,7 @@ import { guardSession } from "./session-guard.js";
 export async function agentStep(
   ctx: StoryContext,
   role: AgentRole,
-  extra: Pick<PromptInput, "failures" | "rawOutputTail" | "findings" | "verdict"> = {},
+  extra: Pick<PromptInput, "failures" | "rawOutputTail" | "findings" | "verdict" | "reviewNotes"> = {},
 ): Promise<StageResult | undefined> {
   const { run, story } = ctx;
   const prompt = buildPrompt({

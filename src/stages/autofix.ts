@@ -38,7 +38,10 @@ export const autofixStage: Stage = {
       fixType: "agent",
       command: ctx.run.agent.name,
     });
-    const stopped = await agentStep(ctx, "autofix", { findings: failed.checks });
+    const stopped = await agentStep(ctx, "autofix", {
+      findings: failed.checks,
+      ...(ctx.reviewNotes?.length ? { reviewNotes: ctx.reviewNotes } : {}),
+    });
     if (stopped) return stopped;
     return {
       action: "retry",

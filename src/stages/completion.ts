@@ -5,6 +5,7 @@ import { oneLine } from "../util/text.js";
 import { changedNothing } from "./agent-step.js";
 import type { StoryContext } from "./context.js";
 import type { Stage } from "./stage.js";
+import { storyCheckAtExit } from "./story-check.js";
 
 /**
  * The last guard: the story passes only if this run's verdicts hold a pass (or not-applicable) for every
@@ -27,6 +28,8 @@ export const completionStage: Stage = {
         reason: `the story's sessions created ignored source files that its commit would not carry: ${list}; moved to ${kept}`,
       };
     }
+    const broken = await storyCheckAtExit(ctx, judged);
+    if (broken) return broken;
     const unmet = unmetGates(
       gateStates(run.verdicts.entries, judged.tree, run.mandatoryGates, { storyId: story.id }),
     );

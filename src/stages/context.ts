@@ -6,7 +6,7 @@ import type { GitRepo } from "../git/repo.js";
 import type { VerdictBook } from "../ledger/book.js";
 import type { CostBasis } from "../model/agent.js";
 import type { InteractionAction } from "../model/interaction.js";
-import type { ReviewResult } from "../model/review.js";
+import type { DecidedFinding, ReviewResult } from "../model/review.js";
 import type { RunControl } from "../model/run-control.js";
 import type { VerifyResult } from "../model/verify.js";
 import type { PluginSet } from "../plugins/types.js";
@@ -79,6 +79,8 @@ export interface StoryContext {
   /** The latest failing test result rectify works from (scoped or regression), cleared when verify passes. */
   verify?: VerifyResult;
   review?: ReviewResult;
+  /** The review panel's findings that do not block (lowered blockers, important ones): rectify and autofix get them. */
+  reviewNotes?: DecidedFinding[];
   /** failCount after each verify in this pass, for rectify's early stop. */
   failureHistory: number[];
   /** The failing result the last rectify attempt worked from, so its early stop can name both statuses. */

@@ -7,7 +7,7 @@ import type { TestStrengthResult } from "../verification/strategies/test-strengt
  * run's counts stay as they were, the status says it is not a pass, one failure per finding, and an
  * explanation as the output tail the rectify prompt quotes.
  */
-function gateFailure(
+export function gateFailure(
   passed: VerifyResult,
   failures: TestFailure[],
   reason: string,

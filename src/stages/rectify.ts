@@ -41,6 +41,7 @@ export const rectifyStage: Stage = {
         ...(failed.reason ? { reason: failed.reason } : {}),
         ...(failed.outputHead ? { outputHead: failed.outputHead } : {}),
       },
+      ...(ctx.reviewNotes?.length ? { reviewNotes: ctx.reviewNotes } : {}),
     });
     if (stopped) return stopped;
     return {

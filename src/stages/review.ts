@@ -2,6 +2,7 @@ import { changedFiles } from "../git/changed-files.js";
 import { CONTINUE } from "../model/stage.js";
 import { pluginsOf } from "../plugins/registry.js";
 import { runReview } from "../review/orchestrator.js";
+import { reviewPanel } from "./review-panel.js";
 import type { Stage } from "./stage.js";
 
 /** Typecheck, lint, then the plugin reviewers. A failure is left for autofix; review itself continues. */
@@ -15,6 +16,6 @@ export const reviewStage: Stage = {
     const result = await runReview(ctx.run, ctx.story.id, ctx.pass, { reviewers, changedFiles: changed });
     if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
     ctx.review = result.success ? undefined : result;
-    return CONTINUE;
+    return (await reviewPanel(ctx)) ?? CONTINUE;
   },
 };

@@ -32,7 +32,9 @@ export function wireLedger(
       | EventOf<"test-strength:result">
       | EventOf<"tamper:result">
       | EventOf<"test-integrity:result">
-      | EventOf<"readiness:result">,
+      | EventOf<"readiness:result">
+      | EventOf<"review-decision:result">
+      | EventOf<"story-check:result">,
     gate: string,
     verdict: Verdict,
     detail: Record<string, unknown>,
@@ -104,8 +106,28 @@ export function wireLedger(
       }),
     );
   });
+  const offDecision = bus.on("review-decision:result", "ledger", (event) => {
+    append(
+      entry(event, "review-decision", event.verdict, {
+        reason: event.reason,
+        blockers: event.blockers,
+        lowered: event.lowered,
+        reviewers: event.reviewers,
+      }),
+    );
+  });
+  const offStoryCheck = bus.on("story-check:result", "ledger", (event) => {
+    append(
+      entry(event, "story-check", event.verdict, {
+        phase: event.phase,
+        checks: event.checks.map(({ output: _output, ...check }) => check),
+      }),
+    );
+  });
   return () => {
     offReadiness();
+    offStoryCheck();
+    offDecision();
     offTamper();
     offVerify();
     offIntegrity();

@@ -130,6 +130,38 @@ describe("buildPrompt", () => {
     assert.ok(!text.includes("### format"));
   });
 
+  it("gives rectify and autofix the review panel's findings that do not block, with why a blocker was lowered", () => {
+    const reviewNotes = [
+      {
+        reviewer: "opus",
+        file: "src/cart.ts",
+        line: 12,
+        severity: "important" as const,
+        raisedAs: "blocking" as const,
+        ruleId: "rounding",
+        text: "rounds per line",
+        loweredBecause: "raised by 1 reviewer (opus), two needed; no failing test",
+      },
+      {
+        reviewer: "gpt",
+        file: "src/cart.ts",
+        line: 0,
+        severity: "important" as const,
+        raisedAs: "important" as const,
+        text: "long file",
+      },
+    ];
+    for (const role of ["rectify", "autofix"] as const) {
+      const text = buildPrompt(input({ role, reviewNotes }));
+      inOrder(text, [
+        "## Review panel findings to fix",
+        "- src/cart.ts:12 [rounding] (opus): rounds per line — raised as blocking, lowered: raised by 1 reviewer (opus), two needed; no failing test",
+        "- src/cart.ts (gpt): long file",
+      ]);
+    }
+    assert.doesNotMatch(buildPrompt(input({ role: "implement", reviewNotes })), /Review panel/);
+  });
+
   it("stays within maxChars by cutting the raw output first, keeping every failure", () => {
     const raw = "x".repeat(7_000);
     const full = buildPrompt(input({ role: "rectify", failures: failures(20), rawOutputTail: raw }));

@@ -193,6 +193,29 @@ describe("gantry init", () => {
     for (const name of KNOWN_AGENT_CLIS) assert.ok(builtins.includes(name), name);
   });
 
+  it("proposes the between-stories checks the project declares: build and smoke scripts, go build", async () => {
+    const node = project({
+      "package.json": JSON.stringify({
+        scripts: { test: "node --test", build: "tsc", smoke: "node dist/cli.js --version" },
+      }),
+    });
+    const { stdout } = await init(node);
+    const commands = readConfig(node).quality.commands;
+    assert.equal(commands.build, "npm run build");
+    assert.equal(commands.smoke, "npm run smoke");
+    assert.equal(commands.demo, undefined);
+    assert.match(
+      stdout,
+      /^ {2}build: npm run build \(package\.json scripts\.build; story-check between stories\)$/m,
+    );
+    const go = project({ "go.mod": "module example.com/x\n\ngo 1.22\n" });
+    await init(go);
+    assert.equal(readConfig(go).quality.commands.build, "go build ./...");
+    const none = project({ "package.json": JSON.stringify({ scripts: { test: "node --test" } }) });
+    await init(none);
+    assert.equal(readConfig(none).quality.commands.build, undefined);
+  });
+
   it("a --dir that does not exist is bad usage", async () => {
     await assert.rejects(init(join(tempDir(), "missing")), (e: unknown) => e instanceof InputError);
   });

@@ -80,6 +80,26 @@ export async function addScratchWorktree(projectRoot: string, commit: string): P
  * directory of the repository is linked to that directory in the worktree instead: the worktree's
  * production code, not the user's changed one, is what its tests must see.
  */
+/**
+ * A commit of `tree` (a judged tree, not committed yet) on top of `parent`, referenced by nothing: what a
+ * scratch worktree of the tree being judged checks out. The user's refs, index and HEAD are not touched.
+ */
+export async function commitOfTree(root: string, tree: string, parent?: string): Promise<string> {
+  const identity = {
+    GIT_AUTHOR_NAME: "gantry",
+    GIT_AUTHOR_EMAIL: "gantry@localhost",
+    GIT_COMMITTER_NAME: "gantry",
+    GIT_COMMITTER_EMAIL: "gantry@localhost",
+  };
+  const parents = parent ? ["-p", parent] : [];
+  const out = await runGit(
+    root,
+    ["commit-tree", tree, ...parents, "-m", "gantry: the tree being judged"],
+    identity,
+  );
+  return out.trim();
+}
+
 function linkDependencies(userTop: string, userProject: string, top: string): void {
   for (const dir of new Set([userProject, userTop])) {
     const from = join(dir, "node_modules");

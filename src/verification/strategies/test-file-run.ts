@@ -25,6 +25,8 @@ export async function runTestFile(options: {
   timeoutMs: number;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
+  /** A sandbox to run it under (bwrap's command line, up to `--`). */
+  wrapper?: readonly string[];
 }): Promise<TestFileRun> {
   const command = scopedCommand(options.template, [options.file]);
   const outcome = await execCommand({
@@ -33,6 +35,7 @@ export async function runTestFile(options: {
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     env: options.env,
+    ...(options.wrapper ? { wrapper: options.wrapper } : {}),
   });
   const parsed = parseTestOutput(outcome.output, { command });
   const { status, reason } = judgeStatus(parsed, outcome);
