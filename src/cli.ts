@@ -31,6 +31,10 @@ program
   .option("--json", "print only the machine-readable summary, on stdout")
   .option("--silent", "no progress in the terminal (file reporters still write)")
   .option("--plan", "plan the stories first (gantry plan) when the feature has no prd.json")
+  .option(
+    "--parallel <n>",
+    "stories at once, each in its own worktree (0 = one a core); default execution.parallel",
+  )
   .action(async (options) => exit(await (await import("./cli/run.js")).runCommand(options)));
 
 program

@@ -23,6 +23,8 @@ export interface RunCommandOptions {
   json?: boolean;
   silent?: boolean;
   plan?: boolean;
+  /** `--parallel N` as typed; checked here. */
+  parallel?: string;
 }
 
 /**
@@ -74,6 +76,7 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
       process.stderr.write(`gantry: warning: ${describeHint(display, hint)}\n`);
     return dryRun(root, prd, options, config);
   }
+  const parallel = parseParallel(options.parallel);
 
   const controller = new AbortController();
   let interrupts = 0;
@@ -110,6 +113,7 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
       warn: (line) => process.stderr.write(`${line}\n`),
       onStart: (run) => Object.assign(facts, run),
       onSummary: (summary) => Object.assign(facts, { summary }),
+      ...(parallel === undefined ? {} : { parallel }),
     });
     if (options.json)
       printJson({
@@ -231,4 +235,17 @@ function printJson(value: unknown): void {
 function shown(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
+}
+
+/** `--parallel N`: a whole number from 0 (one worker a core) to 64. */
+function parseParallel(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n > 64)
+    throw new InputError(
+      "--parallel",
+      "",
+      `expected a whole number from 0 to 64, got ${JSON.stringify(value)}`,
+    );
+  return n;
 }
