@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { runGit, runGitSteps } from "./exec.js";
 import { GANTRY_DIR } from "./judge.js";
 
-export type MergedTree = { clean: true; tree: string } | { clean: false; conflicts: string[] };
+export type MergedTree = { clean: true; tree: string } | { clean: false; tree: string; conflicts: string[] };
 
 /**
  * The three-way merge of two commits as a tree, without touching any index or working tree
@@ -23,8 +23,8 @@ export async function mergeTrees(cwd: string, ours: string, theirs: string): Pro
   } catch (error) {
     const cause = (error as { cause?: { code?: unknown; stdout?: unknown } }).cause;
     if (cause?.code !== 1 || typeof cause.stdout !== "string") throw error;
-    const [, ...paths] = cause.stdout.split("\n").filter(Boolean);
-    return { clean: false, conflicts: [...new Set(paths)] };
+    const [tree = "", ...paths] = cause.stdout.split("\n").filter(Boolean);
+    return { clean: false, tree, conflicts: [...new Set(paths)] };
   }
 }
 
@@ -51,6 +51,8 @@ export interface MergeCommitPlan {
   branch: string;
   /** gantry's folder relative to the repository's top (`.gantry` or `pkg/.gantry`). */
   gantryDir: string;
+  /** Where gantry's folder is taken from: the branch (`base`, the default) or the merged tree (shards' ledgers). */
+  gantryFrom?: string;
   /** prd.json: its path relative to the top, and the file gantry writes it to (read as it is now). */
   prd: { path: string; file: string };
   subject: string;
@@ -70,7 +72,7 @@ export async function commitMerge(plan: MergeCommitPlan): Promise<string> {
     "rev-parse",
     "--verify",
     "-q",
-    `${plan.base}:${plan.gantryDir}`,
+    `${plan.gantryFrom ?? plan.base}:${plan.gantryDir}`,
   ]).then(
     (out) => out.trim(),
     () => "",
@@ -105,8 +107,8 @@ export async function commitMerge(plan: MergeCommitPlan): Promise<string> {
 
 /**
  * The main worktree follows its branch after `commitMerge` moved it from `from` to `to`: the index becomes
- * `to`, and the files the merge changed are written (or removed). gantry's folder is left alone: prd.json
- * there is the story store's, newer than any commit.
+ * `to`, and the files the merge changed are written (or removed), prd.json aside: that file is the story
+ * store's, newer than any commit.
  */
 export async function followBranch(top: string, prefix: string, from: string, to: string): Promise<string[]> {
   const out = await runGit(top, [
@@ -119,7 +121,7 @@ export async function followBranch(top: string, prefix: string, from: string, to
     to,
     "--",
     ":(top)",
-    `:(exclude,top)${prefix}${GANTRY_DIR}`,
+    `:(exclude,top,glob)${prefix}${GANTRY_DIR}/features/*/prd.json`,
   ]);
   const parts = out.split("\0").filter(Boolean);
   const written: string[] = [];

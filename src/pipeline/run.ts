@@ -26,6 +26,8 @@ import { walkInParallel } from "./parallel/walk.js";
 import { isResumable, previousRun, reconcile, resumeNote } from "./resume.js";
 import { runErrorCode } from "./run-error.js";
 import { createRunContext } from "./run-setup.js";
+import { walkShards } from "./shards/merge-walk.js";
+import type { ShardTip } from "./shards/shard-tips.js";
 import { executeStory, type StoryOutcome } from "./story-executor.js";
 
 export interface RunOptions {
@@ -47,6 +49,8 @@ export interface RunOptions {
   onSummary?: (summary: RunSummary) => void;
   /** `--parallel N`: stories at once, each in its own worktree; undefined = `execution.parallel`. */
   parallel?: number;
+  /** `gantry merge-shards`: the shard branches merged in, instead of stories run. */
+  shards?: ShardTip[];
 }
 
 interface Walk {
@@ -145,9 +149,13 @@ async function walkStories(
   // --parallel 1 (the default) with no story worktree left by an earlier run takes the one-by-one walk below.
   const workers = workerCount(options.parallel, run.config);
   const parallel = workers > 1 || worktrees > 0;
-  if (parallel) await readyMainTree(run, worktrees > 0);
-  const passed: PassedStory[] = parallel ? await walkInParallel(run, selected, workers, walk) : [];
-  for (const story of parallel ? [] : selected) {
+  if (parallel || options.shards) await readyMainTree(run, worktrees > 0);
+  const passed: PassedStory[] = options.shards
+    ? await walkShards(run, options.shards, walk, options.warn)
+    : parallel
+      ? await walkInParallel(run, selected, workers, walk)
+      : [];
+  for (const story of parallel || options.shards ? [] : selected) {
     walk.pauseReason = options.signal.aborted ? "interrupted" : run.requests.pauseReason;
     if (walk.pauseReason) break;
     const outcome = await executeStory(run, story);

@@ -29,12 +29,22 @@ export type MergeOutcome =
  * tree is it committed, with the story's commits as second parent, and the main tree follows. A conflict
  * or a failing merged tree leaves the feature branch as it was and the worktree at the story's commit.
  */
+export interface MergeOptions {
+  /** The merge commit's subject; default `gantry: merge <the story commit's subject>`. */
+  subject?: string;
+  /** Stories marked passed with the merge; default the story merged. */
+  passes?: string[];
+  /** Keep gantry's folder as the merged tree has it (a shard brings its ledger), not as the branch has it. */
+  gantryFromMerge?: boolean;
+}
+
 export async function mergeStory(
   run: RunContext,
   home: WorktreeHome,
   book: RefBook,
   worker: { ctx: RunContext; worktree: StoryWorktree },
   story: Story,
+  options: MergeOptions = {},
 ): Promise<MergeOutcome> {
   const { worktree } = worker;
   const tip = await run.git.head();
@@ -42,12 +52,14 @@ export async function mergeStory(
   if (!storyTip || storyTip === worktree.base)
     return { outcome: "failed", reason: "the story's branch holds no commit to merge" };
   const merged = await mergeTrees(home.top, tip, storyTip);
-  if (!merged.clean) {
-    const files = merged.conflicts;
+  // prd.json (and anything else of gantry's) is written from the run's own state, never merged as text.
+  const gantryDir = `${home.prefix}.gantry/`;
+  const conflicts = merged.clean ? [] : merged.conflicts.filter((f) => !f.startsWith(gantryDir));
+  if (conflicts.length > 0) {
     return {
       outcome: "conflict",
-      files,
-      reason: `merge conflict with the feature branch in ${files.join(", ")}`,
+      files: conflicts,
+      reason: `merge conflict with the feature branch in ${conflicts.join(", ")}`,
     };
   }
   await moveWorktree(worktree.path, storyTip, merged.tree);
@@ -57,8 +69,9 @@ export async function mergeStory(
     return { outcome: "failed", reason: `on the merged tree: ${judged.reason}` };
   }
   const branch = await featureBranch(run);
-  const subject = `gantry: merge ${await commitSubjectOf(home.top, storyTip)}`;
-  run.stories.update(story.id, { status: "passed", failureReason: null });
+  const subject = options.subject ?? `gantry: merge ${await commitSubjectOf(home.top, storyTip)}`;
+  const passes = options.passes ?? [story.id];
+  for (const id of passes) run.stories.update(id, { status: "passed", failureReason: null });
   const indexFile = join(home.commonDir, "gantry", `merge-${process.pid}.index`);
   let sha: string;
   try {
@@ -70,6 +83,7 @@ export async function mergeStory(
         story: storyTip,
         branch,
         gantryDir: `${home.prefix}.gantry`,
+        ...(options.gantryFromMerge ? { gantryFrom: merged.tree } : {}),
         prd: { path: relative(home.top, run.stories.path), file: run.stories.path },
         subject,
         indexFile,
@@ -78,7 +92,7 @@ export async function mergeStory(
       return commit;
     });
   } catch (error) {
-    run.stories.update(story.id, { status: "in-progress" });
+    for (const id of passes) run.stories.update(id, { status: "in-progress" });
     await resetWorktree(worktree.path, storyTip);
     return { outcome: "failed", reason: `the merge commit did not land: ${(error as Error).message}` };
   } finally {
