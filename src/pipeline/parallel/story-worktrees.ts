@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { runGit } from "../../git/exec.js";
 import type { RefBook } from "../../git/ref-book.js";
@@ -86,6 +86,9 @@ export async function openStoryWorktree(
   const branch = storyBranch(home.feature, storyId);
   return book.exclusive(async () => {
     await runGit(home.top, ["worktree", "prune"]).catch(() => undefined);
+    // A folder git no longer knows as a worktree is what a removal cut short left: its work is in the branch.
+    const known = (await listWorktrees(home.top)).some((w) => w.path === path);
+    if (!known && existsSync(path)) rmSync(path, { recursive: true, force: true });
     const existing = await refTip(home.top, branch);
     if (existing) {
       await runGit(home.top, [
