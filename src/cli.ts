@@ -67,7 +67,7 @@ program
   .description(
     "split a feature's open stories into K shards for a CI matrix (dependency chains kept together)",
   )
-  .requiredOption("--feature <name>", "the feature under .gantry/features/")
+  .requiredOption("-f, --feature <name>", "the feature under .gantry/features/")
   .requiredOption("--shards <k>", "how many shards (CI runners)")
   .option("--dir <path>", "the project root", ".")
   .option("--json", "print the matrix as JSON")
@@ -78,7 +78,7 @@ program
   .description(
     "merge the shard branches into the feature branch, judging each merged tree, then ledger check",
   )
-  .requiredOption("--feature <name>", "the feature under .gantry/features/")
+  .requiredOption("-f, --feature <name>", "the feature under .gantry/features/")
   .option("--dir <path>", "the project root", ".")
   .option("--reporter <name>", "a reporter instead of the config's (repeatable)", collect, [])
   .option("--json", "print only the machine-readable summary, on stdout")
