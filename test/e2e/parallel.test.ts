@@ -16,10 +16,10 @@ import {
 } from "./harness.js";
 
 const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
-/** An agent session that first waits (at most 25 s) until the feature branch holds `story`'s merge. */
+/** An agent session that first waits (at most 250 s: a loaded machine is slow) until the feature branch holds `story`'s merge. */
 const afterMerge = (root: string, id: string, session: AgentSession): AgentSession => ({
   ...session,
-  sh: `for i in $(seq 1 125); do git -C ${JSON.stringify(root)} log --format=%s | grep -q 'merge gantry(${id})' && exit 0; sleep 0.2; done`,
+  sh: `for i in $(seq 1 1250); do git -C ${JSON.stringify(root)} log --format=%s | grep -q 'merge gantry(${id})' && exit 0; sleep 0.2; done`,
 });
 
 type Event = Record<string, unknown> & { type: string; storyId?: string; story?: { id: string } };
@@ -38,7 +38,9 @@ describe("gantry run --parallel 3", () => {
   let hookLog: string;
 
   before(async () => {
-    const config = chaosConfig({ agent: { command: { run: `node ${JSON.stringify(AGENT)}` } } });
+    const config = chaosConfig({
+      agent: { timeoutSeconds: 300, command: { run: `node ${JSON.stringify(AGENT)}` } },
+    });
     hookLog = join(mkdtempSync(join(tmpdir(), "gantry-parallel-hooks-")), "hooks.log");
     Object.assign(config, {
       hooks: { "on-story-complete": `printf '%s\\n' "$GANTRY_STORY_ID" >> ${JSON.stringify(hookLog)}` },
@@ -72,8 +74,9 @@ describe("gantry run --parallel 3", () => {
     const home = mkdtempSync(join(tmpdir(), "gantry-parallel-agent-"));
     writeFileSync(join(home, ".agent-plan.json"), JSON.stringify(plan));
     run = await gantry(root, ["run", "--feature", "f", "--parallel", "3", "--reporter", "json"], {
-      env: { SCRIPTED_AGENT_HOME: home },
-      timeoutMs: 240_000,
+      env: { SCRIPTED_AGENT_HOME: home, SCRIPTED_AGENT_SH_TIMEOUT_MS: "260000" },
+      // A safety kill, not a speed limit: on a loaded machine this run has taken minutes.
+      timeoutMs: 600_000,
     });
     events = lastRun(root).events as Event[];
   });
@@ -173,5 +176,40 @@ describe("gantry run --parallel 3", () => {
   it("ledger check passes on the merged feature branch", async () => {
     const check = await gantry(root, ["ledger", "check"]);
     assert.equal(check.code, 0, check.stdout + check.stderr);
+  });
+});
+
+describe("gantry run --parallel 3: the run's caps hold across workers", () => {
+  it("execution.maxIterations counts every worker's passes: two passes in all, then the run pauses (exit 3) and the stories not begun keep their place", async () => {
+    const config = chaosConfig({
+      agent: { command: { run: `node ${JSON.stringify(AGENT)}` } },
+      execution: { maxIterations: 2 },
+    });
+    const root = makeProject({
+      stories: ["A", "B", "C", "D"].map((id) => story(id)),
+      plan: {},
+      config,
+      files: { "tools/check.sh": QUICK_CHECK },
+    });
+    const home = mkdtempSync(join(tmpdir(), "gantry-parallel-agent-"));
+    const plan = Object.fromEntries(
+      ["A", "B", "C", "D"].map((id) => [
+        id,
+        [{ write: moduleWithTest(`m${id.toLowerCase()}`, 2), sleepMs: 500 }],
+      ]),
+    );
+    writeFileSync(join(home, ".agent-plan.json"), JSON.stringify(plan));
+    const run = await gantry(root, ["run", "--feature", "f", "--parallel", "3"], {
+      env: { SCRIPTED_AGENT_HOME: home },
+      timeoutMs: 600_000,
+    });
+    assert.equal(run.code, 3, run.stderr.slice(-2000));
+    assert.match(run.stderr + run.stdout, /maxIterations \(2\) reached/);
+    const sessions = readFileSync(join(home, ".agent-log.jsonl"), "utf8").trim().split("\n");
+    assert.equal(sessions.length, 2, sessions.join("\n"));
+    const merged = git(root, "log", "--format=%s")
+      .split("\n")
+      .filter((s) => /^gantry\([A-D]\):/.test(s));
+    assert.equal(merged.length, 2, merged.join(" | "));
   });
 });
