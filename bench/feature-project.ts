@@ -30,7 +30,8 @@ export interface FeatureProject {
 
 const id = (i: number) => `US-${String(i).padStart(3, "0")}`;
 
-export function makeFeatureProject(stories: number): FeatureProject {
+/** `agent`: the agent's command (default AGENT; the parallel bench's sleeps first). */
+export function makeFeatureProject(stories: number, agent = AGENT): FeatureProject {
   const dir = mkdtempSync(join(tmpdir(), `gantry-bench-${stories}-`));
   const template = join(dir, "template");
   const userStories = Array.from({ length: stories }, (_, k) => ({
@@ -46,7 +47,7 @@ export function makeFeatureProject(stories: number): FeatureProject {
     // BENCH_SANDBOX=off|bwrap|auto sets agent.sandbox (unset: the build's default; older builds lack the key).
     agent: {
       default: "command",
-      command: { run: AGENT },
+      command: { run: agent },
       ...(process.env.BENCH_SANDBOX ? { sandbox: process.env.BENCH_SANDBOX } : {}),
     },
     quality: { commands: { test: TEST, lint: LINT, typecheck: TYPECHECK } },
@@ -81,7 +82,7 @@ export function makeFeatureProject(stories: number): FeatureProject {
       "#!/bin/sh",
       "# What gantry does for each story, without gantry: agent, tests, typecheck, lint, status, commit.",
       "set -e",
-      `AGENT=${q(AGENT)}`,
+      `AGENT=${q(agent)}`,
       `TEST=${q(TEST)}`,
       `PRD=.gantry/features/${FEATURE}/prd.json`,
       "while read -r id title; do",
@@ -112,20 +113,30 @@ function commits(root: string): number {
   return Number(execFileSync("git", ["rev-list", "--count", "HEAD"], { cwd: root, encoding: "utf8" }).trim());
 }
 
+/** Commits `gantry(<story>): …` on HEAD (with --parallel each also has its merge commit, not counted). */
+function storyCommits(root: string): number {
+  const subjects = execFileSync("git", ["log", "--format=%s"], { cwd: root, encoding: "utf8" });
+  return subjects.split("\n").filter((s) => s.startsWith("gantry(")).length;
+}
+
 /** `gantry run` on a fresh copy; fails unless every story passed and was committed. `cli`: another build. */
-export async function timeGantry(project: FeatureProject, cli = CLI): Promise<Timed> {
+export async function timeGantry(
+  project: FeatureProject,
+  cli = CLI,
+  extraArgs: string[] = [],
+): Promise<Timed> {
   const root = freshCopy(project);
   try {
     const timed = expectOk(
       `gantry run on ${project.stories} stories`,
-      await timeCommand(process.execPath, [cli, "run", "--feature", FEATURE, "--dir", root], {
+      await timeCommand(process.execPath, [cli, "run", "--feature", FEATURE, "--dir", root, ...extraArgs], {
         cwd: root,
         env: benchEnvironment(),
       }),
     );
-    const made = commits(root) - 1;
+    const made = storyCommits(root);
     if (made !== project.stories)
-      throw new Error(`gantry made ${made} commits for ${project.stories} stories`);
+      throw new Error(`gantry made ${made} story commits for ${project.stories} stories`);
     return timed;
   } finally {
     rmSync(root, { recursive: true, force: true });

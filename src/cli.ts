@@ -31,6 +31,15 @@ program
   .option("--json", "print only the machine-readable summary, on stdout")
   .option("--silent", "no progress in the terminal (file reporters still write)")
   .option("--plan", "plan the stories first (gantry plan) when the feature has no prd.json")
+  .option(
+    "--parallel <n>",
+    "stories at once, each in its own worktree (0 = one a core); default execution.parallel",
+  )
+  .option(
+    "--shard <i/K>",
+    "run shard i of K (see plan-shards) on branch gantry/<feature>/shard-<i>, then push it",
+  )
+  .option("--no-push", "with --shard: do not push the shard branch")
   .action(async (options) => exit(await (await import("./cli/run.js")).runCommand(options)));
 
 program
@@ -51,6 +60,30 @@ program
   .option("--dir <path>", "the project root", ".")
   .action(async (name: string, options) =>
     exit(await (await import("./cli/features.js")).featuresNewCommand(name, options)),
+  );
+
+program
+  .command("plan-shards")
+  .description(
+    "split a feature's open stories into K shards for a CI matrix (dependency chains kept together)",
+  )
+  .requiredOption("-f, --feature <name>", "the feature under .gantry/features/")
+  .requiredOption("--shards <k>", "how many shards (CI runners)")
+  .option("--dir <path>", "the project root", ".")
+  .option("--json", "print the matrix as JSON")
+  .action(async (options) => exit(await (await import("./cli/plan-shards.js")).planShardsCommand(options)));
+
+program
+  .command("merge-shards")
+  .description(
+    "merge the shard branches into the feature branch, judging each merged tree, then ledger check",
+  )
+  .requiredOption("-f, --feature <name>", "the feature under .gantry/features/")
+  .option("--dir <path>", "the project root", ".")
+  .option("--reporter <name>", "a reporter instead of the config's (repeatable)", collect, [])
+  .option("--json", "print only the machine-readable summary, on stdout")
+  .action(async (options) =>
+    exit(await (await import("./cli/run.js")).runCommand({ ...options, story: [], mergeShards: true })),
   );
 
 program

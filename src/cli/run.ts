@@ -23,6 +23,14 @@ export interface RunCommandOptions {
   json?: boolean;
   silent?: boolean;
   plan?: boolean;
+  /** `--parallel N` as typed; checked here. */
+  parallel?: string;
+  /** `--shard i/K`: this runner's shard of `gantry plan-shards`, on branch gantry/<feature>/shard-<i>. */
+  shard?: string;
+  /** `--no-push`: a shard run does not push its branch. */
+  push?: boolean;
+  /** `gantry merge-shards`: merge the shard branches instead of running stories. */
+  mergeShards?: boolean;
 }
 
 /**
@@ -74,6 +82,10 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
       process.stderr.write(`gantry: warning: ${describeHint(display, hint)}\n`);
     return dryRun(root, prd, options, config);
   }
+  const parallel = parseParallel(options.parallel);
+  const shard = options.shard === undefined ? undefined : await enterShard(root, prd, options);
+  if (shard && options.story.length === 0) return 0;
+  const shards = options.mergeShards ? await shardsToMerge(root, path, options) : undefined;
 
   const controller = new AbortController();
   let interrupts = 0;
@@ -110,14 +122,28 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
       warn: (line) => process.stderr.write(`${line}\n`),
       onStart: (run) => Object.assign(facts, run),
       onSummary: (summary) => Object.assign(facts, { summary }),
+      ...(parallel === undefined ? {} : { parallel }),
+      ...(shards ? { shards } : {}),
     });
+    if (shard) {
+      const { finishShard } = await import("../pipeline/shards/shard-branch.js");
+      for (const note of await finishShard(root, options.feature, shard.index, path, options.push !== false))
+        process.stderr.write(`gantry: ${note}\n`);
+    }
+    let exitCode = code;
+    if (options.mergeShards) {
+      // merge-shards ends with `gantry ledger check` on the result (with --json, its JSON line comes first).
+      const { ledgerCheckCommand } = await import("./ledger.js");
+      const checked = await ledgerCheckCommand({ dir: root, ...(options.json ? { json: true } : {}) });
+      if (code === EXIT.ok) exitCode = checked;
+    }
     if (options.json)
       printJson({
         ...featureStatus(root, options.feature),
         ...runJsonOf(options.feature, facts),
-        exitCode: code,
+        exitCode,
       });
-    return code;
+    return exitCode;
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
@@ -231,4 +257,65 @@ function printJson(value: unknown): void {
 function shown(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : path;
+}
+
+/** `--parallel N`: a whole number from 0 (one worker a core) to 64. */
+function parseParallel(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isInteger(n) || n > 64)
+    throw new InputError(
+      "--parallel",
+      "",
+      `expected a whole number from 0 to 64, got ${JSON.stringify(value)}`,
+    );
+  return n;
+}
+
+/**
+ * `--shard i/K`: this runner's stories from the same plan `gantry plan-shards` prints, on the shard's
+ * branch. A shard with no story still gets its branch (pushed, so the merge job finds every shard).
+ */
+async function enterShard(
+  root: string,
+  prd: ReturnType<typeof loadPrd>,
+  options: RunCommandOptions,
+): Promise<{ index: number; total: number }> {
+  const { parseShard, planShards } = await import("../prd/shard-plan.js");
+  const shard = parseShard(options.shard ?? "");
+  if (!shard)
+    throw new InputError(
+      "--shard",
+      "",
+      `expected i/K with 1 ≤ i ≤ K ≤ 256, got ${JSON.stringify(options.shard)}`,
+    );
+  if (options.story.length > 0)
+    throw new InputError("--shard", "", "takes its stories from the plan; drop --story");
+  const { enterShardBranch, finishShard } = await import("../pipeline/shards/shard-branch.js");
+  const mine = planShards(prd, shard.total)[shard.index - 1]?.stories ?? [];
+  const branch = await enterShardBranch(root, options.feature, shard.index);
+  process.stderr.write(
+    `gantry: shard ${shard.index}/${shard.total} on ${branch}: ${mine.join(", ") || "no story"}\n`,
+  );
+  options.story = mine;
+  if (mine.length === 0) {
+    const { path } = featurePrdPath(root, options.feature);
+    for (const note of await finishShard(root, options.feature, shard.index, path, options.push !== false))
+      process.stderr.write(`gantry: ${note}\n`);
+  }
+  return shard;
+}
+
+/** `gantry merge-shards`: the shard branches (fetched from origin when there is one), and their stories. */
+async function shardsToMerge(root: string, prdPath: string, options: RunCommandOptions) {
+  const { findShardTips } = await import("../pipeline/shards/shard-tips.js");
+  const shards = await findShardTips(root, options.feature, prdPath, true);
+  if (shards.length === 0)
+    throw new InputError(
+      "--feature",
+      "",
+      `no shard branches gantry/${options.feature}/shard-* on origin or here; run \`gantry run --shard i/K\` first`,
+    );
+  options.story = [...new Set(shards.flatMap((s) => s.passed))].filter((id) => id !== "");
+  return shards;
 }

@@ -33,6 +33,9 @@ export const TRIGGERS = {
   // The app the last story left does not build, smoke or start: retry = one autofix session to fix it,
   // abort = stop the run here (also what happens when nobody answers).
   "story-check": { actions: ["retry", "abort"], fallback: "abort" },
+  // `--parallel`: a story's worktree did not merge, or the merged tree failed its gates: retry = run the
+  // story once more on the feature branch's new tip, skip = leave it (its work set aside), abort = stop.
+  "merge-conflict": { actions: ["retry", "skip", "abort"], fallback: "retry" },
   // Spending more always takes an answer: `approve` (offered only with raiseUsd) is never a fallback.
   "cost-exceeded": { actions: ["abort", "approve"], fallback: "abort" },
 } as const satisfies Record<string, { actions: readonly InteractionAction[]; fallback: InteractionAction }>;
@@ -67,6 +70,7 @@ export const InteractionSchema = z
         "story-readiness": trigger(["fix", "continue", "skip", "abort"]).optional(),
         "agent-blocked": trigger(["approve", "retry", "skip", "abort"]).optional(),
         "story-check": trigger(["retry", "abort"]).optional(),
+        "merge-conflict": trigger(["retry", "skip", "abort"]).optional(),
         "cost-exceeded": trigger(["abort"])
           .extend({
             raiseUsd: z

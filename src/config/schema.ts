@@ -117,6 +117,10 @@ export const ConfigSchema = z
         maxStageRetries: z.number().int().min(0).max(100).default(5),
         maxIterations: z.number().int().min(1).max(10_000).default(50),
         costLimitUsd: z.number().nonnegative().default(30),
+        /** Stories run side by side in their own worktrees (`--parallel N`); 1 = one at a time, 0 = the cores. */
+        parallel: z.number().int().min(0).max(64).default(1),
+        /** The most workers `parallel: 0` (one a core) may start. */
+        parallelMax: z.number().int().min(1).max(64).default(8),
         rectify: z
           .strictObject({
             enabled: z.boolean().default(true),

@@ -145,6 +145,16 @@ export function wireTriggers(bus: EventBus, deps: TriggerDeps): () => void {
         await decideForStory("story-check", storyId, summary);
       }),
     ),
+    ...on("merge-conflict", () =>
+      bus.on("story:merge", "interaction merge-conflict", async ({ storyId, outcome, files, reason }) => {
+        if (outcome === "merged") return;
+        const what =
+          outcome === "conflict"
+            ? `conflicts with the feature branch in ${(files ?? []).join(", ")}`
+            : `fails on the merged tree: ${reason ?? ""}`;
+        await decideForStory("merge-conflict", storyId, `${storyId}: its worktree ${what}`);
+      }),
+    ),
     ...on("review-gate", () => {
       const asked = new Set<string>();
       return bus.on(

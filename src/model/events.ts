@@ -60,6 +60,19 @@ export interface EventPayloads {
   "story:complete": { story: StorySummary; metrics: StoryMetrics };
   "story:fail": { story: StorySummary; reason: string };
   "story:skip": { story: StorySummary; reason: string };
+  /**
+   * `--parallel`: a story that passed in its worktree, merged back into the feature branch. `merged` after
+   * the merged tree was judged again and committed (`sha`, `tree`); `conflict` when git could not merge it
+   * (`files`); `failed` when the merged tree did not pass the story's gates (`reason`).
+   */
+  "story:merge": {
+    storyId: string;
+    outcome: "merged" | "conflict" | "failed";
+    sha?: string;
+    tree?: string;
+    files?: string[];
+    reason?: string;
+  };
   "stage:enter": { storyId: string; stage: StageName };
   "stage:exit": {
     storyId: string;

@@ -20,9 +20,14 @@ import {
 import { totalCostBasis } from "../subscribers/cost-log.js";
 import { wireSubscribers } from "../subscribers/index.js";
 import { acquireLock } from "./lock.js";
+import { settleStoryWorktrees } from "./parallel/leftovers.js";
+import { readyMainTree, workerCount } from "./parallel/main-tree.js";
+import { walkInParallel } from "./parallel/walk.js";
 import { isResumable, previousRun, reconcile, resumeNote } from "./resume.js";
 import { runErrorCode } from "./run-error.js";
 import { createRunContext } from "./run-setup.js";
+import { walkShards } from "./shards/merge-walk.js";
+import type { ShardTip } from "./shards/shard-tips.js";
 import { executeStory, type StoryOutcome } from "./story-executor.js";
 
 export interface RunOptions {
@@ -42,6 +47,10 @@ export interface RunOptions {
   onStart?: (run: { runId: string; runDir: string }) => void;
   /** Told the summary `run:complete` carries. */
   onSummary?: (summary: RunSummary) => void;
+  /** `--parallel N`: stories at once, each in its own worktree; undefined = `execution.parallel`. */
+  parallel?: number;
+  /** `gantry merge-shards`: the shard branches merged in, instead of stories run. */
+  shards?: ShardTip[];
 }
 
 interface Walk {
@@ -55,7 +64,7 @@ interface Walk {
 export async function runFeature(options: RunOptions): Promise<number> {
   const release = acquireLock(options.root);
   try {
-    const previous = await checkStart(options);
+    const { previous, worktrees } = await checkStart(options);
     const prd = loadPrd(options.prdPath);
     const { run, closeLog } = await createRunContext({ ...options, prd });
     options.onStart?.({ runId: run.runId, runDir: run.runDir });
@@ -74,7 +83,7 @@ export async function runFeature(options: RunOptions): Promise<number> {
     const started = performance.now();
     const walk: Walk = { outcomes: [], postRunFailures: [] };
     try {
-      await walkStories(run, options, walk);
+      await walkStories(run, options, walk, worktrees);
     } catch (error) {
       run.bus.emit("run:error", {
         error: { message: error instanceof Error ? error.message : String(error), code: runErrorCode(error) },
@@ -97,7 +106,7 @@ export async function runFeature(options: RunOptions): Promise<number> {
 }
 
 /** The earlier run of this feature, when it did not finish (its story's work is still in the tree). */
-async function checkStart(options: RunOptions): Promise<RunStateData | undefined> {
+async function checkStart(options: RunOptions): Promise<{ previous?: RunStateData; worktrees: number }> {
   const git = await openRepo(options.root);
   const previous = previousRun(options.root, options.feature);
   if (isResumable(previous) && previous) {
@@ -115,6 +124,8 @@ async function checkStart(options: RunOptions): Promise<RunStateData | undefined
     );
   }
   for (const note of await reconcile(previous, git, options.prdPath)) options.warn(`gantry: ${note}`);
+  const leftovers = await settleStoryWorktrees(options.root, options.feature, options.prdPath);
+  for (const note of leftovers.notes) options.warn(`gantry: ${note}`);
   const dirty = await git.dirtyFiles();
   if (dirty.length > 0 && !options.allowDirty && !isResumable(previous)) {
     const list = dirty.slice(0, 5).join(", ") + (dirty.length > 5 ? `, … (${dirty.length} files)` : "");
@@ -124,14 +135,27 @@ async function checkStart(options: RunOptions): Promise<RunStateData | undefined
       `uncommitted changes (${list}); commit or stash them, or pass --allow-dirty`,
     );
   }
-  return isResumable(previous) ? previous : undefined;
+  return { ...(isResumable(previous) ? { previous } : {}), worktrees: leftovers.remaining };
 }
 
-async function walkStories(run: RunContext, options: RunOptions, walk: Walk): Promise<void> {
+async function walkStories(
+  run: RunContext,
+  options: RunOptions,
+  walk: Walk,
+  worktrees: number,
+): Promise<void> {
   const selected = selectStories(run.stories.prd, options.only);
   run.bus.emit("run:start", { feature: run.feature, totalStories: selected.length });
-  const passed: PassedStory[] = [];
-  for (const story of selected) {
+  // --parallel 1 (the default) with no story worktree left by an earlier run takes the one-by-one walk below.
+  const workers = workerCount(options.parallel, run.config);
+  const parallel = workers > 1 || worktrees > 0;
+  if (parallel || options.shards) await readyMainTree(run, worktrees > 0);
+  const passed: PassedStory[] = options.shards
+    ? await walkShards(run, options.shards, walk, options.warn)
+    : parallel
+      ? await walkInParallel(run, selected, workers, walk)
+      : [];
+  for (const story of parallel || options.shards ? [] : selected) {
     walk.pauseReason = options.signal.aborted ? "interrupted" : run.requests.pauseReason;
     if (walk.pauseReason) break;
     const outcome = await executeStory(run, story);

@@ -15,6 +15,11 @@ export interface SandboxLayout {
   readOnly: string[];
   /** Covered by an empty tmpfs: gantry's own state (the ledger key), not the agent's to read. */
   hidden: string[];
+  /**
+   * Read-only under the tree: a story's worktree lies inside the repository's git directory, so the
+   * repository (main tree, `.git/`, the other worktrees) is bound read-only first and the worktree on top.
+   */
+  readOnlyUnder?: string[];
 }
 
 /** The options every sandboxed session gets, and the trial run of detection with them. */
@@ -72,6 +77,7 @@ export function gantryStateDirectory(env: NodeJS.ProcessEnv = process.env): stri
 export function bwrapArgs(layout: SandboxLayout, bwrap = "bwrap"): string[] {
   const args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   for (const dir of layout.writable) args.push("--bind", dir, dir);
+  for (const path of layout.readOnlyUnder ?? []) args.push("--ro-bind", path, path);
   args.push("--bind", layout.root, layout.root);
   for (const path of layout.readOnly) args.push("--ro-bind", path, path);
   for (const path of layout.hidden) args.push("--tmpfs", path);

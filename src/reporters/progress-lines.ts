@@ -59,6 +59,10 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
       return `${e.story.id} FAILED: ${oneLine(e.reason)}`;
     case "story:skip":
       return `${e.story.id} ${e.story.status.toUpperCase()}: ${oneLine(withoutStatus(e.reason, e.story.status))}`;
+    case "story:merge":
+      return e.outcome === "merged"
+        ? `${e.storyId} merged into the feature branch (${(e.sha ?? "").slice(0, 12)})`
+        : `${e.storyId} did not merge: ${oneLine(e.reason ?? "")}`;
     case "run:pause":
       return `run paused: ${oneLine(e.reason)}`;
     case "run:error":

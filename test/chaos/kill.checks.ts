@@ -10,8 +10,16 @@ import { prdFile, readJsonlStrict, runDirsOf } from "./harness.js";
  * verify and review passes, the committed work is the story's good version, nothing is left over.
  */
 
-/** Right after a kill: files parse; a story prd.json calls passed has its commit, or is the one being committed. */
-export function checkAfterKill(root: string, ids: string[], violation: (what: string) => void): void {
+/**
+ * Right after a kill: files parse; a story prd.json calls passed has its commit, or is the one being
+ * committed, or (`parallel`) still has its story branch, which the next run merges.
+ */
+export function checkAfterKill(
+  root: string,
+  ids: string[],
+  violation: (what: string) => void,
+  parallel = false,
+): void {
   const prd = parsePrdOrReport(root, violation);
   const states = readStates(root, violation);
   const committing = states.at(-1)?.committing as { storyId?: string } | undefined;
@@ -19,12 +27,22 @@ export function checkAfterKill(root: string, ids: string[], violation: (what: st
   for (const s of prd?.userStories ?? []) {
     if (s.status !== "passed" || !ids.includes(s.id)) continue;
     const commits = subjects.filter((line) => line.startsWith(`gantry(${s.id}):`)).length;
-    if (commits === 0 && committing?.storyId !== s.id)
+    const branch = parallel && storyBranchExists(root, s.id);
+    if (commits === 0 && committing?.storyId !== s.id && !branch)
       violation(`after a kill, ${s.id} is passed in prd.json with no commit and no committing marker`);
   }
 }
 
-export function checkFinal(root: string, ids: string[], violation: (what: string) => void): void {
+/**
+ * After the last run: every story passed with its one commit and verdicts, its good work in HEAD, the tree
+ * clean, nothing stashed; with `parallel`, no story worktree or branch left and no story's work set aside.
+ */
+export function checkFinal(
+  root: string,
+  ids: string[],
+  violation: (what: string) => void,
+  parallel = false,
+): void {
   const prd = parsePrdOrReport(root, violation);
   readStates(root, violation);
   const subjects = commitSubjects(root);
@@ -66,6 +84,19 @@ export function checkFinal(root: string, ids: string[], violation: (what: string
     violation(`the working tree is not clean at the end: ${dirty.split("\n").slice(0, 5).join("; ")}`);
   const stashes = git(root, "stash", "list").trim();
   if (stashes) violation(`work was set aside: ${stashes}`);
+  if (parallel) {
+    const worktrees = git(root, "worktree", "list", "--porcelain")
+      .split("\n")
+      .filter((l) => l.startsWith("worktree "));
+    if (worktrees.length !== 1)
+      violation(`story worktrees left at the end: ${worktrees.slice(1).join("; ")}`);
+    const refs = git(root, "for-each-ref", "--format=%(refname)", "refs/heads/gantry", "refs/gantry").trim();
+    if (refs) violation(`story branches or set-aside work left at the end: ${refs.split("\n").join(", ")}`);
+  }
+}
+
+function storyBranchExists(root: string, id: string): boolean {
+  return git(root, "for-each-ref", "--format=%(refname)", `refs/heads/gantry/f/story-${id}`).trim() !== "";
 }
 
 function parsePrdOrReport(root: string, violation: (what: string) => void) {

@@ -1,4 +1,5 @@
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type AgentSession, git } from "../e2e/harness.js";
 import {
@@ -56,13 +57,14 @@ export interface TrialReport {
 }
 
 const STORIES = 20;
+const PARALLEL_STORIES = 8;
 const MAX_RUNS_AFTER_FAULTS = 4;
 
 type Kind = "good" | "failOnce" | "lintOnce" | "agentErrorOnce" | "slow";
 
 /** The seeded feature: which story plays what, and a few dependencies on earlier stories. */
-export function trialPlan(rng: Rng) {
-  const ids = Array.from({ length: STORIES }, (_, i) => `S${String(i + 1).padStart(2, "0")}`);
+export function trialPlan(rng: Rng, count = STORIES) {
+  const ids = Array.from({ length: count }, (_, i) => `S${String(i + 1).padStart(2, "0")}`);
   const kinds: Record<string, Kind> = {};
   const stories = ids.map((id, i) => {
     kinds[id] = rng.pick<Kind>([
@@ -94,10 +96,10 @@ export function trialPlan(rng: Rng) {
   return { ids, stories, plan, kinds };
 }
 
-export function trialFaults(rng: Rng): Fault[] {
+export function trialFaults(rng: Rng, modes: readonly FaultMode[] = FAULT_MODES): Fault[] {
   const count = rng.chance(0.35) ? 2 : 1;
   return Array.from({ length: count }, () => {
-    const mode = rng.pick(FAULT_MODES);
+    const mode = rng.pick(modes);
     const commitMode = mode === "before-commit" || mode === "after-commit";
     return {
       mode,
@@ -106,6 +108,14 @@ export function trialFaults(rng: Rng): Fault[] {
       jitterMs: rng.int(0, 120),
     };
   });
+}
+
+/** Kills at seeded events of a parallel trial (about 40 events a story there). */
+function parallelFaults(rng: Rng): Fault[] {
+  return trialFaults(rng, ["kill-pid", "kill-group"]).map((f) => ({
+    ...f,
+    after: rng.int(1, PARALLEL_STORIES * 40),
+  }));
 }
 
 /** prepare-commit-msg and post-commit hooks that kill gantry at the commit `.git/chaos-trigger` counts down to. */
@@ -166,14 +176,27 @@ async function killAfterEvents(
   }
 }
 
-export async function runTrial(seed: number): Promise<TrialReport> {
+/**
+ * `parallel`: the trial runs `gantry run --parallel N` (stories in worktrees, merged back one by one); its
+ * faults are kills at seeded events (gantry commits without hooks, so the commit-hook faults have no
+ * moment there), and the agent's plan and log live outside the repository, where every worktree sees them.
+ */
+export async function runTrial(seed: number, options: { parallel?: number } = {}): Promise<TrialReport> {
   const rng = new Rng(seed);
-  const { ids, stories, plan } = trialPlan(rng);
-  const faults = trialFaults(rng);
+  const parallel = options.parallel ?? 1;
+  // A parallel trial carries 8 stories: each is merged and judged twice, and kills land among them as densely.
+  const { ids, stories, plan } = trialPlan(rng, parallel > 1 ? PARALLEL_STORIES : STORIES);
+  const faults = parallel > 1 ? parallelFaults(rng) : trialFaults(rng);
   const root = chaosProject({ stories, plan });
   installCommitHooks(root);
   const marker = `kill-${seed}-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  const env = { GANTRY_CHAOS_MARKER: marker };
+  const env: NodeJS.ProcessEnv = { GANTRY_CHAOS_MARKER: marker };
+  const args = ["run", "--feature", "f", ...(parallel > 1 ? ["--parallel", String(parallel)] : [])];
+  if (parallel > 1) {
+    const home = mkdtempSync(join(tmpdir(), "gantry-chaos-agent-"));
+    cpSync(join(root, ".agent-plan"), join(home, ".agent-plan"), { recursive: true });
+    env.SCRIPTED_AGENT_HOME = home;
+  }
   const report: TrialReport = {
     seed,
     root,
@@ -191,7 +214,7 @@ export async function runTrial(seed: number): Promise<TrialReport> {
     const fault = faults[i];
     setTrigger(root, fault);
     const runsBefore = runDirsOf(root).length;
-    const running = startGantry(root, ["run", "--feature", "f"], { env, timeoutMs: 120_000 });
+    const running = startGantry(root, args, { env, timeoutMs: 120_000 });
     if (fault && (fault.mode === "kill-pid" || fault.mode === "kill-group")) {
       void killAfterEvents(root, running.child.pid as number, fault, runsBefore, running.done);
     }
@@ -205,7 +228,7 @@ export async function runTrial(seed: number): Promise<TrialReport> {
     if (result.signal === "SIGKILL") {
       report.injected += 1;
       report.orphansAfterKill.push(markedProcesses(marker));
-      checkAfterKill(root, ids, violation);
+      checkAfterKill(root, ids, violation, parallel > 1);
     } else if (result.code === 0) {
       finished = true;
     } else if (result.code !== 1) {
@@ -214,7 +237,7 @@ export async function runTrial(seed: number): Promise<TrialReport> {
   }
   setTrigger(root, undefined);
   if (!finished) violation(`the feature did not finish within ${report.runs.length} runs`);
-  checkFinal(root, ids, violation);
+  checkFinal(root, ids, violation, parallel > 1);
   report.leftAtEnd = await reapMarked(marker, 2_000);
   // A trial that broke nothing leaves nothing behind; a failing one keeps its repository to look at.
   if (report.violations.length === 0) rmSync(root, { recursive: true, force: true });

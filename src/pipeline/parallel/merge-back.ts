@@ -1,0 +1,146 @@
+import { rmSync } from "node:fs";
+import { join, relative } from "node:path";
+import { runGit } from "../../git/exec.js";
+import { commitMerge, followBranch, mergeTrees, moveWorktree, resetWorktree } from "../../git/merge.js";
+import type { RefBook } from "../../git/ref-book.js";
+import { commitSubjectOf, refTip } from "../../git/worktree.js";
+import { gateStates, unmetGates } from "../../ledger/gate-rule.js";
+import type { Story } from "../../prd/story.js";
+import type { RunContext, StoryContext } from "../../stages/context.js";
+import { regressionStage } from "../../stages/regression.js";
+import { reviewStage } from "../../stages/review.js";
+import type { Stage } from "../../stages/stage.js";
+import { verifyStage } from "../../stages/verify.js";
+import { runStages } from "../runner.js";
+import type { StoryWorktree, WorktreeHome } from "./story-worktrees.js";
+
+/** What judges a merged tree again: the story's scoped tests (and the gates verify runs), review, inline regression. */
+const MERGE_STAGES: readonly Stage[] = [verifyStage, reviewStage, regressionStage];
+
+export type MergeOutcome =
+  | { outcome: "merged"; sha: string; tree: string; files: () => Promise<string[]> }
+  | { outcome: "conflict"; files: string[]; reason: string }
+  | { outcome: "failed"; reason: string };
+
+/**
+ * Merges a story that passed in its worktree into the feature branch. git merges the story branch with
+ * the branch's tip as a tree; the worktree is moved onto that tree and judged again (a pass in the
+ * worktree does not count for a different tree); only when every mandatory gate passed on the merged
+ * tree is it committed, with the story's commits as second parent, and the main tree follows. A conflict
+ * or a failing merged tree leaves the feature branch as it was and the worktree at the story's commit.
+ */
+export interface MergeOptions {
+  /** The merge commit's subject; default `gantry: merge <the story commit's subject>`. */
+  subject?: string;
+  /** Stories marked passed with the merge; default the story merged. */
+  passes?: string[];
+  /** Keep gantry's folder as the merged tree has it (a shard brings its ledger), not as the branch has it. */
+  gantryFromMerge?: boolean;
+}
+
+export async function mergeStory(
+  run: RunContext,
+  home: WorktreeHome,
+  book: RefBook,
+  worker: { ctx: RunContext; worktree: StoryWorktree },
+  story: Story,
+  options: MergeOptions = {},
+): Promise<MergeOutcome> {
+  const { worktree } = worker;
+  const tip = await run.git.head();
+  const storyTip = await refTip(home.top, worktree.branch);
+  if (!storyTip || storyTip === worktree.base)
+    return { outcome: "failed", reason: "the story's branch holds no commit to merge" };
+  const merged = await mergeTrees(home.top, tip, storyTip);
+  // prd.json (and anything else of gantry's) is written from the run's own state, never merged as text.
+  const gantryDir = `${home.prefix}.gantry/`;
+  const conflicts = merged.clean ? [] : merged.conflicts.filter((f) => !f.startsWith(gantryDir));
+  if (conflicts.length > 0) {
+    return {
+      outcome: "conflict",
+      files: conflicts,
+      reason: `merge conflict with the feature branch in ${conflicts.join(", ")}`,
+    };
+  }
+  await moveWorktree(worktree.path, storyTip, merged.tree);
+  const judged = await judgeAgain(worker.ctx, story, tip);
+  if (judged.reason !== undefined) {
+    await resetWorktree(worktree.path, storyTip);
+    return { outcome: "failed", reason: `on the merged tree: ${judged.reason}` };
+  }
+  const branch = await featureBranch(run);
+  const subject = options.subject ?? `gantry: merge ${await commitSubjectOf(home.top, storyTip)}`;
+  const passes = options.passes ?? [story.id];
+  for (const id of passes) run.stories.update(id, { status: "passed", failureReason: null });
+  const indexFile = join(home.commonDir, "gantry", `merge-${process.pid}.index`);
+  let sha: string;
+  try {
+    sha = await book.exclusive(async () => {
+      const commit = await commitMerge({
+        cwd: home.top,
+        tree: judged.tree,
+        base: tip,
+        story: storyTip,
+        branch,
+        gantryDir: `${home.prefix}.gantry`,
+        ...(options.gantryFromMerge ? { gantryFrom: merged.tree } : {}),
+        prd: { path: relative(home.top, run.stories.path), file: run.stories.path },
+        subject,
+        indexFile,
+      });
+      book.record(branch, commit);
+      return commit;
+    });
+  } catch (error) {
+    for (const id of passes) run.stories.update(id, { status: "in-progress" });
+    await resetWorktree(worktree.path, storyTip);
+    return { outcome: "failed", reason: `the merge commit did not land: ${(error as Error).message}` };
+  } finally {
+    rmSync(indexFile, { force: true });
+  }
+  await followBranch(home.top, home.prefix, tip, sha);
+  const files = async () => {
+    const out = await runGit(run.root, ["diff", "--name-only", "--relative", tip, sha]);
+    return out.split("\n").filter(Boolean);
+  };
+  return { outcome: "merged", sha, tree: judged.tree, files };
+}
+
+/** The story's gates on the worktree as it is now (the merged tree), its changes measured from `base`. */
+async function judgeAgain(
+  ctx: RunContext,
+  story: Story,
+  base: string,
+): Promise<{ tree: string; reason?: string }> {
+  const sctx: StoryContext = {
+    run: ctx,
+    story,
+    tier: "merge",
+    pass: story.attempts ?? 1,
+    baseSha: base,
+    failureHistory: [],
+    rectifyAttempts: 0,
+    autofixAttempts: 0,
+    agentCalls: 0,
+    costUsd: 0,
+  };
+  const outcome = await runStages(MERGE_STAGES, sctx, {
+    bus: ctx.bus,
+    maxStageRetries: 0,
+    signal: ctx.signal,
+  });
+  const judged = await ctx.git.judge();
+  if (outcome.action !== "continue") return { tree: judged.tree, reason: outcome.reason };
+  const unmet = unmetGates(
+    gateStates(ctx.verdicts.entries, judged.tree, ctx.mandatoryGates, { storyId: story.id }),
+  );
+  if (unmet.length > 0)
+    return { tree: judged.tree, reason: `not every mandatory gate passed: ${unmet.join("; ")}` };
+  return { tree: judged.tree };
+}
+
+async function featureBranch(run: RunContext): Promise<string> {
+  const name = await run.git.branch();
+  if (name === undefined) throw new Error("HEAD is detached; the feature branch is gone");
+  return `refs/heads/${name}`;
+}

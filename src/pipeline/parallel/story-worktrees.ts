@@ -1,0 +1,139 @@
+import { existsSync, rmSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { runGit } from "../../git/exec.js";
+import type { RefBook } from "../../git/ref-book.js";
+import { addWorktree, listWorktrees, refTip, removeWorktree, swapRef } from "../../git/worktree.js";
+
+/** Where a repository's story worktrees and branches are, and the one rule for naming them. */
+export interface WorktreeHome {
+  /** The main worktree's top level. */
+  top: string;
+  /** gantry's project folder relative to the top ("" or "packages/x/"). */
+  prefix: string;
+  /** git's common directory: story worktrees live under it, out of every tree a test runner walks. */
+  commonDir: string;
+  feature: string;
+}
+
+export interface StoryWorktree {
+  storyId: string;
+  /** The worktree's top level. */
+  path: string;
+  /** `refs/heads/gantry/<feature>/story-<id>`. */
+  branch: string;
+  /** The commit it was made from. */
+  base: string;
+}
+
+export async function worktreeHome(root: string, feature: string): Promise<WorktreeHome> {
+  const [prefix = "", commonRaw = ".git", top = root] = (
+    await runGit(root, ["rev-parse", "--show-prefix", "--git-common-dir", "--show-toplevel"])
+  )
+    .replace(/\n$/, "")
+    .split("\n");
+  const commonDir = isAbsolute(commonRaw) ? commonRaw : join(root, commonRaw);
+  return { top, prefix, commonDir, feature };
+}
+
+/** A name safe in a ref and a path: anything but letters, digits, `.`, `_` and `-` becomes `-`. */
+export function refSafe(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, "-").replace(/^\.+/, "-");
+}
+
+export const storyBranchPrefix = (feature: string) => `refs/heads/gantry/${refSafe(feature)}/story-`;
+export const storyBranch = (feature: string, storyId: string) =>
+  `${storyBranchPrefix(feature)}${refSafe(storyId)}`;
+/** Where a story's work is kept when it is not merged: nothing a story did is lost with its worktree. */
+export const failedRef = (storyId: string) => `refs/gantry/failed/${refSafe(storyId)}`;
+
+/** The folder this feature's story worktrees are made in. */
+export function worktreesDir(home: WorktreeHome): string {
+  return join(home.commonDir, "gantry", "worktrees", refSafe(home.feature));
+}
+
+export function worktreePath(home: WorktreeHome, storyId: string): string {
+  return join(worktreesDir(home), refSafe(storyId));
+}
+
+/** The story worktrees of this feature that exist now (a crashed run's included), by story id. */
+export async function storyWorktrees(
+  home: WorktreeHome,
+  storyIds: string[],
+): Promise<Map<string, StoryWorktree & { head: string }>> {
+  const prefix = storyBranchPrefix(home.feature);
+  const byBranch = new Map(storyIds.map((id) => [storyBranch(home.feature, id), id]));
+  const found = new Map<string, StoryWorktree & { head: string }>();
+  for (const entry of await listWorktrees(home.top)) {
+    const id = entry.branch?.startsWith(prefix) ? byBranch.get(entry.branch) : undefined;
+    if (id === undefined || !existsSync(entry.path)) continue;
+    const base = (await runGit(home.top, ["merge-base", "HEAD", entry.head]).catch(() => entry.head)).trim();
+    found.set(id, { storyId: id, path: entry.path, branch: entry.branch as string, base, head: entry.head });
+  }
+  return found;
+}
+
+/**
+ * A worktree for the story on its own branch made from `tip` (the feature branch now). A branch left by
+ * an earlier run without its worktree is checked out again, so its commits go on being worked on.
+ */
+export async function openStoryWorktree(
+  home: WorktreeHome,
+  book: RefBook,
+  storyId: string,
+  tip: string,
+): Promise<StoryWorktree> {
+  const path = worktreePath(home, storyId);
+  const branch = storyBranch(home.feature, storyId);
+  return book.exclusive(async () => {
+    await runGit(home.top, ["worktree", "prune"]).catch(() => undefined);
+    // A folder git no longer knows as a worktree is what a removal cut short left: its work is in the branch.
+    const known = (await listWorktrees(home.top)).some((w) => w.path === path);
+    if (!known && existsSync(path)) rmSync(path, { recursive: true, force: true });
+    const existing = await refTip(home.top, branch);
+    if (existing) {
+      await runGit(home.top, [
+        "-c",
+        "core.hooksPath=/dev/null",
+        "worktree",
+        "add",
+        "-q",
+        path,
+        branch.slice(11),
+      ]);
+      const base = (await runGit(home.top, ["merge-base", tip, existing])).trim();
+      return { storyId, path, branch, base };
+    }
+    await addWorktree(home.top, path, branch.slice("refs/heads/".length), tip, home.top);
+    book.record(branch, tip);
+    return { storyId, path, branch, base: tip };
+  });
+}
+
+/**
+ * Removes a story's worktree and branch once nothing in them can be lost: the branch's commits are
+ * reachable from the feature branch (`merged`), or, when not, first kept under `refs/gantry/failed/<id>`.
+ * Returns the ref the work was kept in, if one was needed.
+ */
+export async function retireStoryWorktree(
+  home: WorktreeHome,
+  book: RefBook,
+  worktree: StoryWorktree,
+  merged: boolean,
+): Promise<string | undefined> {
+  return book.exclusive(async () => {
+    const tip = await refTip(home.top, worktree.branch);
+    let kept: string | undefined;
+    if (tip && !merged && tip !== worktree.base) {
+      kept = failedRef(worktree.storyId);
+      const previous = await refTip(home.top, kept);
+      await swapRef(home.top, kept, tip, previous, `gantry: ${worktree.storyId} set aside`);
+      book.record(kept, tip);
+    }
+    await removeWorktree(home.top, worktree.path);
+    if (tip) {
+      await swapRef(home.top, worktree.branch, undefined, tip, "gantry: story worktree retired");
+      book.record(worktree.branch, undefined);
+    }
+    return kept;
+  });
+}

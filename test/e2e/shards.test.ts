@@ -1,0 +1,118 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { chaosConfig, moduleWithTest, QUICK_CHECK } from "../chaos/project.js";
+import { type AgentSession, gantry, git, makeProject, prdStories, REPO, story } from "./harness.js";
+
+const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
+
+/**
+ * A remote (a bare repository) seeded from a project, and the agent's plan where every clone's sessions
+ * find it. Returns a function that makes a clone ("a runner").
+ */
+function remoteProject(stories: Record<string, unknown>[], plan: Record<string, AgentSession[]>) {
+  const config = chaosConfig({ agent: { command: { run: `node ${JSON.stringify(AGENT)}` } } });
+  const seed = makeProject({ stories, plan: {}, config, files: { "tools/check.sh": QUICK_CHECK } });
+  const place = mkdtempSync(join(tmpdir(), "gantry-shards-"));
+  const remote = join(place, "remote.git");
+  git(place, "init", "-q", "--bare", "-b", "main", remote);
+  git(seed, "push", "-q", remote, "main");
+  const home = mkdtempSync(join(tmpdir(), "gantry-shards-agent-"));
+  writeFileSync(join(home, ".agent-plan.json"), JSON.stringify(plan));
+  let clones = 0;
+  const runner = () => {
+    const dir = join(place, `runner-${++clones}`);
+    git(place, "clone", "-q", remote, dir);
+    git(dir, "config", "user.email", "ci@example.com");
+    git(dir, "config", "user.name", "ci");
+    return dir;
+  };
+  return { seed, remote, runner, env: { SCRIPTED_AGENT_HOME: home } };
+}
+
+describe("shards over CI runners, simulated: a bare repository as the remote, one clone a runner", () => {
+  it("three runners each run their shard and push it; a fourth merges them: every story's commit once, ledger check passes", async () => {
+    const stories = [
+      story("A"),
+      story("B", { dependencies: ["A"] }),
+      story("C"),
+      story("D"),
+      story("E", { dependencies: ["D"] }),
+      story("F"),
+    ];
+    const plan = Object.fromEntries(
+      stories.map((s) => [s.id, [{ write: moduleWithTest(`m${s.id.toLowerCase()}`, 2) }]]),
+    );
+    const { seed, runner, env } = remoteProject(stories, plan);
+
+    const planned = await gantry(seed, ["plan-shards", "--feature", "f", "--shards", "3", "--json"]);
+    assert.equal(planned.code, 0, planned.stderr);
+    const matrix = JSON.parse(planned.stdout) as {
+      matrix: { include: { shard: string; stories: string }[] };
+    };
+    assert.deepEqual(
+      matrix.matrix.include.map((row) => row.shard),
+      ["1/3", "2/3", "3/3"],
+    );
+    // Dependency chains stay together: A with B, D with E.
+    const shardOf = (id: string) =>
+      matrix.matrix.include.find((row) => row.stories.split(" ").includes(id))?.shard;
+    assert.equal(shardOf("A"), shardOf("B"));
+    assert.equal(shardOf("D"), shardOf("E"));
+
+    const results = await Promise.all(
+      ["1/3", "2/3", "3/3"].map((shard) =>
+        gantry(runner(), ["run", "--feature", "f", "--shard", shard], { env }),
+      ),
+    );
+    for (const r of results) assert.equal(r.code, 0, r.stderr.slice(-2000));
+
+    const merger = runner();
+    const merged = await gantry(merger, ["merge-shards", "--feature", "f"], { env });
+    assert.equal(merged.code, 0, merged.stderr.slice(-3000) + merged.stdout.slice(-1000));
+    assert.match(merged.stdout, /every mandatory gate passed/);
+    const subjects = git(merger, "log", "--format=%s").split("\n");
+    for (const s of stories)
+      assert.equal(
+        subjects.filter((line) => line.startsWith(`gantry(${s.id}):`)).length,
+        1,
+        subjects.join(" | "),
+      );
+    for (const s of Object.values(prdStories(merger))) assert.equal(s.status, "passed");
+    // Each shard's ledger travelled in its branch and is kept on the feature branch.
+    const ledgers = git(merger, "ls-tree", "-r", "--name-only", "HEAD", ".gantry/ledgers/f")
+      .trim()
+      .split("\n");
+    assert.deepEqual(ledgers.map((p) => /shard-(\d)-/.exec(p)?.[1]).sort(), ["1", "2", "3"]);
+    assert.equal(git(merger, "status", "--porcelain"), "");
+    const check = await gantry(merger, ["ledger", "check"]);
+    assert.equal(check.code, 0, check.stdout);
+  });
+
+  it("two shards that conflict: the second is reported with its shard and story, not merged away", async () => {
+    const same = (value: number) => ({
+      "src/same.js": `export function same() {\n  return ${value};\n}\n`,
+      ...moduleWithTest(`v${value}`, 2),
+    });
+    const stories = [story("P"), story("Q")];
+    const { runner, env } = remoteProject(stories, { P: [{ write: same(1) }], Q: [{ write: same(2) }] });
+    const results = await Promise.all(
+      ["1/2", "2/2"].map((shard) => gantry(runner(), ["run", "--feature", "f", "--shard", shard], { env })),
+    );
+    for (const r of results) assert.equal(r.code, 0, r.stderr.slice(-2000));
+    const merger = runner();
+    const merged = await gantry(merger, ["merge-shards", "--feature", "f"], { env });
+    assert.equal(merged.code, 1, merged.stderr);
+    assert.match(
+      merged.stderr,
+      /shard 2 \(gantry\/f\/shard-2\) did not merge: merge conflict .* in src\/same\.js \(story Q\)/,
+    );
+    assert.match(git(merger, "show", "HEAD:src/same.js"), /return 1;/);
+    const subjects = git(merger, "log", "--format=%s");
+    assert.doesNotMatch(subjects, /gantry\(Q\):/);
+    assert.equal(prdStories(merger).Q?.status, "failed");
+    assert.equal(prdStories(merger).P?.status, "passed");
+  });
+});
