@@ -197,7 +197,8 @@ describe("children that misbehave", { concurrency: 4 }, () => {
       { "US-1": [{ write: moduleWithTest("alpha", 2) }] },
       config({
         tiers: ["fast"],
-        quality: { commands: { test: "no-such-test-runner-xyz --run", lint: "true" } },
+        // Behind `sh -c`, so the pre-flight (which refuses a program it cannot find) lets the run start.
+        quality: { commands: { test: "sh -c 'no-such-test-runner-xyz --run'", lint: "true" } },
         execution: { rectify: { maxAttempts: 0 } },
       }),
     );
