@@ -1,6 +1,6 @@
 import type { Judged } from "../model/ledger.js";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
-import { GANTRY_DIR, type TreeScope, UNBORN } from "./judge.js";
+import { GANTRY_DIR, type TreeScope, UNBORN, writePrivateHead } from "./judge.js";
 
 /** The commit gantry made is not what HEAD holds afterwards: a hook or another process moved it. */
 export class CommitMismatch extends Error {
@@ -77,6 +77,7 @@ export async function commitJudged(scope: TreeScope, plan: CommitPlan): Promise<
   const [commit = "", tree = "", head, headTree] = out.trim().split(/\s+/);
   // The private index holds the commit's tree without .gantry/: what the next judge starts from.
   scope.index.head = commit;
+  writePrivateHead(scope, commit);
   if (head !== commit || headTree !== tree)
     throw new CommitMismatch(
       `HEAD is ${head?.slice(0, 12)} after gantry committed ${commit.slice(0, 12)}: a hook or another process moved the branch`,

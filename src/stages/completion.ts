@@ -16,9 +16,10 @@ export const completionStage: Stage = {
   enabled: () => true,
   async execute(ctx) {
     const { run, story } = ctx;
-    if (await changedNothing(ctx))
+    // The last guard looks at the disk whatever ran before it: what it judges here is what is committed.
+    const judged = await run.git.judge({ recheck: true });
+    if (await changedNothing(ctx, judged))
       return { action: "fail", reason: "the story changed nothing; an empty change is not a story done" };
-    const judged = await run.git.judge();
     const hidden = ctx.ignoredAtStart ? await run.git.newIgnoredSources(ctx.ignoredAtStart) : [];
     if (hidden.length > 0) {
       const kept = setAsideIgnored(run, hidden);

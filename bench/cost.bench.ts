@@ -1,0 +1,226 @@
+/**
+ * gantry's own cost per story as the repository grows: the per-story feature of story-overhead.bench.ts
+ * in a repository of 100 committed files (and, with BENCH_COST_SIZES, of 10,000 and 50,000: ~1 KB files
+ * ten folders deep), gantry against the shell loop (agent, test, typecheck, lint, `git add -A && git
+ * commit`). Then, from a git shim and a spawn counter, the full working-tree scans and the child
+ * processes a story costs, and review with two independent 1 s checks.
+ * Run alone: `node --import tsx bench/cost.bench.ts` (after `npm run build`).
+ */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { isFullScan, makeProbe, statCheck } from "./cost-probe.js";
+import { type FeatureProject, makeFeatureProject, timeBaseline, timeGantry } from "./feature-project.js";
+import { median, type Row, requireBuiltCli, row, type Timed } from "./harness.js";
+
+/** Repository sizes measured; `BENCH_COST_SIZES=100,10000,50000` for the large ones. */
+const SIZES = (process.env.BENCH_COST_SIZES ?? "100")
+  .split(",")
+  .map((s) => Number(s.trim()))
+  .filter((n) => Number.isInteger(n) && n >= 0);
+const STORIES = Number(process.env.BENCH_COST_STORIES ?? 10);
+const RUNS = Number(process.env.BENCH_COST_RUNS ?? 3);
+/** Another build measured in the same run, interleaved with this one: its rows say "(before)". */
+const BEFORE = process.env.BENCH_CLI_BEFORE ? resolve(process.env.BENCH_CLI_BEFORE) : undefined;
+
+interface SizeMeasures {
+  files: number;
+  gantry: Timed[];
+  baseline: Timed[];
+  /** The BENCH_CLI_BEFORE build, when one is given. */
+  before: Timed[];
+}
+
+async function measureSize(files: number): Promise<SizeMeasures> {
+  const project = makeFeatureProject(STORIES, files);
+  const m: SizeMeasures = { files, gantry: [], baseline: [], before: [] };
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      const steps = [
+        async () => m.gantry.push(await timeGantry(project)),
+        async () => m.baseline.push(await timeBaseline(project)),
+        ...(BEFORE ? [async () => m.before.push(await timeGantry(project, BEFORE))] : []),
+      ];
+      // Rotate who goes first, so a slow spell on the machine does not always land on the same one.
+      for (let k = 0; k < steps.length; k++) await (steps[(i + k) % steps.length] as () => Promise<number>)();
+    }
+  } finally {
+    project.remove();
+  }
+  return m;
+}
+
+function sizeRows(m: SizeMeasures): Row[] {
+  const rows = timeRows(m, m.gantry, "");
+  if (m.before.length > 0) rows.push(...timeRows(m, m.before, " (before)"));
+  return rows;
+}
+
+function timeRows(m: SizeMeasures, gantry: Timed[], tag: string): Row[] {
+  const n = STORIES;
+  const label = `${m.files.toLocaleString("en")} files${tag}`;
+  const perStory = (t: Timed[]) => t.map((x) => x.wallMs / n);
+  const rows = [
+    row(
+      `${label}: wall per story`,
+      perStory(gantry),
+      median(perStory(m.baseline)),
+      "ms",
+      "baseline: the shell loop's wall per story; goal ratio <= 1.5 at 50,000 files",
+    ),
+    row(
+      `${label}: gantry's own time per story`,
+      gantry.map((g, i) => (g.wallMs - (m.baseline[i] as Timed).wallMs) / n),
+      median(perStory(m.baseline)),
+      "ms",
+      "(gantry - loop) / stories; baseline: the loop per story; goal < 100 ms at 100 files",
+    ),
+  ];
+  const cpu = gantry.map((t) => t.cpuMs);
+  const baseCpu = m.baseline.map((t) => t.cpuMs);
+  if (cpu.every((v) => v !== undefined) && baseCpu.every((v) => v !== undefined)) {
+    rows.push(
+      row(
+        `${label}: CPU per story (whole tree)`,
+        (cpu as number[]).map((c) => c / n),
+        median(baseCpu as number[]) / n,
+        "ms",
+        "user+sys of gantry and every child; baseline: the loop's",
+      ),
+    );
+  }
+  return rows;
+}
+
+export interface StoryCounts {
+  stories: number;
+  scans: number;
+  statChecks: number;
+  gitCommands: number;
+  children: number;
+  /** git subcommand → how many, for the report. */
+  bySubcommand: Map<string, number>;
+}
+
+/** One gantry run (or the loop, `baseline`) on `project` with the shim and the spawn counter. */
+export async function countRun(
+  project: FeatureProject,
+  baseline = false,
+  cli?: string,
+): Promise<StoryCounts> {
+  const probe = makeProbe();
+  try {
+    const env = baseline ? { PATH: probe.env.PATH as string } : probe.env;
+    await (baseline ? timeBaseline(project, env) : timeGantry(project, cli, env));
+    const git = probe.gitCommands();
+    const bySubcommand = new Map<string, number>();
+    for (const args of git) {
+      const key = args.find((a, i) => !a.startsWith("-") && args[i - 1] !== "-c") ?? "";
+      bySubcommand.set(key, (bySubcommand.get(key) ?? 0) + 1);
+    }
+    return {
+      stories: project.stories,
+      scans: git.filter(isFullScan).length,
+      statChecks: git.filter(statCheck).length,
+      gitCommands: git.length,
+      children: probe.children().length,
+      bySubcommand,
+    };
+  } finally {
+    probe.remove();
+  }
+}
+
+function countRows(gantry: StoryCounts, loop: StoryCounts, tag = ""): Row[] {
+  const per = (v: number, c: StoryCounts) => v / c.stories;
+  const one = (name: string, v: number, base: number, note: string): Row =>
+    row(`${name}${tag}`, [v], base, "n", note);
+  return [
+    one(
+      `${gantry.stories} stories: full working-tree scans per story`,
+      per(gantry.scans, gantry),
+      per(loop.scans, loop),
+      "git shim; baseline: the loop (add -A); goal <= 2",
+    ),
+    one(
+      `${gantry.stories} stories: stat checks per story`,
+      per(gantry.statChecks, gantry),
+      0,
+      "status with the untracked cache (stats, reads only changed folders)",
+    ),
+    one(
+      `${gantry.stories} stories: git commands per story`,
+      per(gantry.gitCommands, gantry),
+      per(loop.gitCommands, loop),
+      "git shim; baseline: the loop's",
+    ),
+    one(
+      `${gantry.stories} stories: children node spawns per story`,
+      per(gantry.children, gantry),
+      6,
+      "spawn counter (--require); baseline: the loop forks 6 + git per story",
+    ),
+  ];
+}
+
+/** Review of a one-story run with typecheck and lint each `sleep 1`, less the same run with both `true`. */
+async function reviewRows(): Promise<Row[]> {
+  const slow = makeFeatureProject(1, 0, { typecheck: "sleep 1", lint: "sleep 1" });
+  const fast = makeFeatureProject(1, 0);
+  const walls: number[] = [];
+  const before: number[] = [];
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      const a = await timeGantry(slow);
+      const b = await timeGantry(fast);
+      walls.push(a.wallMs - b.wallMs);
+      if (BEFORE) {
+        const c = await timeGantry(slow, BEFORE);
+        const d = await timeGantry(fast, BEFORE);
+        before.push(c.wallMs - d.wallMs);
+      }
+    }
+  } finally {
+    slow.remove();
+    fast.remove();
+  }
+  const rows = [
+    row(
+      "review with two independent 1 s checks: wall",
+      walls,
+      1000,
+      "ms",
+      "(run with both checks `sleep 1`) - (run with both `true`); baseline: one check; goal <= 1200",
+    ),
+  ];
+  if (before.length > 0) rows.push(row("review with two 1 s checks: wall (before)", before, 1000, "ms"));
+  return rows;
+}
+
+export async function runCostBench(): Promise<Row[]> {
+  requireBuiltCli();
+  const rows: Row[] = [];
+  for (const files of SIZES) rows.push(...sizeRows(await measureSize(files)));
+  const project = makeFeatureProject(3, 100);
+  try {
+    const gantry = await countRun(project);
+    const loop = await countRun(project, true);
+    rows.push(...countRows(gantry, loop));
+    if (BEFORE) rows.push(...countRows(await countRun(project, false, BEFORE), loop, " (before)"));
+    if (process.env.BENCH_COST_VERBOSE)
+      console.error([...gantry.bySubcommand].map(([k, v]) => `${k} ${v}`).join("\n"));
+  } finally {
+    project.remove();
+  }
+  rows.push(...(await reviewRows()));
+  return rows;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  runCostBench().then(
+    (rows) => console.table(rows),
+    (error: unknown) => {
+      console.error(error);
+      process.exitCode = 1;
+    },
+  );
+}
