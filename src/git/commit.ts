@@ -33,6 +33,7 @@ const STEPS = [
   "git read-tree (the user's index)",
   "git rm --cached (the private index)",
   "git rev-parse HEAD",
+  "git ls-files -v (the user's index flags)",
 ];
 
 /**
@@ -53,6 +54,8 @@ const SCRIPT = [
   `git rm -r -q -f --cached --ignore-unmatch -- ":(top)$3" || exit $((e+7))`,
   `heads=$(real rev-parse HEAD "HEAD^{tree}") || exit $((e+8))`,
   `printf '%s %s %s\\n' "$commit" "$tree" "$heads"`,
+  // The flags of the index just written: the next session's tamper snapshot starts from them (a fork fewer).
+  `real ls-files -v -z -- ":(top)" || exit $((e+9))`,
 ].join("\n");
 
 /**
@@ -74,7 +77,11 @@ export async function commitJudged(scope: TreeScope, plan: CommitPlan): Promise<
     { ...scope.git.env, ...scope.identity },
     STEPS,
   );
-  const [commit = "", tree = "", head, headTree] = out.trim().split(/\s+/);
+  // "commit tree HEAD\nHEAD's tree\n", then the index flags (ls-files -v -z).
+  const [first = "", second = "", ...flags] = out.split("\n");
+  const [commit = "", tree = "", head] = first.trim().split(/\s+/);
+  const headTree = second.trim();
+  scope.userIndexFlags = flags.join("\n");
   // The private index holds the commit's tree without .gantry/: what the next judge starts from.
   scope.index.head = commit;
   writePrivateHead(scope, commit);

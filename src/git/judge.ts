@@ -23,6 +23,8 @@ export interface TreeScope {
   index: { head?: string };
   /** `base tree` → what escapes checked last: a tree judged again (verify, review, completion) is not re-read. */
   checked: Map<string, string[]>;
+  /** `git ls-files -v -z` of the user's index as gantry's last commit left it. */
+  userIndexFlags?: string;
   /** Who commits, read once a run (a change to it during a session is a tamper). */
   identity?: Record<string, string>;
 }

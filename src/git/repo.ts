@@ -9,7 +9,14 @@ import { headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredPaths, newIgnoredSources } from "./ignored-files.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
-import { compareAndRestore, type GitChange, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
+import {
+  compareAndRestore,
+  fileKey,
+  type GitChange,
+  type GitSnapshot,
+  parseIndexFlags,
+  snapshotGit,
+} from "./tamper-snapshot.js";
 
 export interface GitRepo {
   readonly root: string;
@@ -162,6 +169,8 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   };
   const treeLists = new Map<string, Promise<string[]>>();
   const sameContents = new Map<string, boolean>();
+  // The user's index flags as last read, by index file version: a snapshot reads them only for a new one.
+  let knownFlags: Pick<GitSnapshot, "indexKey" | "indexFlags"> | undefined;
 
   return {
     root: projectRoot,
@@ -173,7 +182,14 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         const s = await scope();
         const wasLast = last?.tree === judged.tree && last.sha === judged.sha ? last : undefined;
         last = undefined;
+        knownFlags = undefined;
         const commit = await commitJudged(s, { judged, subject });
+        if (s.userIndexFlags !== undefined)
+          knownFlags = {
+            indexKey: fileKey(join(gitDir, "index")),
+            indexFlags: parseIndexFlags(s.userIndexFlags),
+          };
+        s.userIndexFlags = undefined;
         // The working tree is what was judged, now on top of the new commit: no need to judge it again.
         if (wasLast) last = { ...wasLast, sha: commit };
         if (ignored && ignored.sha === judged.sha) ignored.sha = commit;
@@ -225,7 +241,11 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       }
       return same;
     },
-    snapshot: () => snapshotGit(top, gitDir, commonDir),
+    async snapshot() {
+      const taken = await snapshotGit(top, gitDir, commonDir, knownFlags);
+      knownFlags = taken;
+      return taken;
+    },
     async restoreSince(before) {
       const after = await snapshotGit(top, gitDir, commonDir, before);
       return compareAndRestore(top, { gitDir, commonDir }, before, after);

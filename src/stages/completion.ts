@@ -51,7 +51,9 @@ export const completionStage: Stage = {
       run.state.update({ committing: undefined });
       return { action: "fail", reason: `the commit did not land as judged: ${(error as Error).message}` };
     }
-    run.state.update({ committing: undefined });
+    // Cleared with the next write (the next pass's start or the run's end): a crash before that leaves
+    // `committing`, which resume reconciles from git (the commit landed with the judged tree: it stands).
+    run.state.defer({ committing: undefined });
     return { action: "continue" };
   },
 };
