@@ -10,6 +10,8 @@ export class CommitMismatch extends Error {
 export interface CommitPlan {
   judged: Judged;
   subject: string;
+  /** The private index holds exactly the judged tree (the judge just built it): it is not read again. */
+  indexHoldsTree?: boolean;
 }
 
 /** The variables that point git at the private directory: the steps on the user's repository drop them. */
@@ -37,14 +39,15 @@ const STEPS = [
 ];
 
 /**
- * The whole commit in one shell ($1 judged tree, $2 judged HEAD or "", $3 .gantry's path, $4 subject):
+ * The whole commit in one shell ($1 judged tree, $2 judged HEAD or "", $3 .gantry's path, $4 subject,
+ * $5 "1" when the private index already holds the judged tree):
  * a git started from a small shell costs far less than one forked from node. `real` runs git on the
  * user's repository (the private variables dropped), hooks off.
  */
 const SCRIPT = [
   `e=${FIRST_STEP_EXIT}`,
   `real() { env ${PRIVATE.map((v) => `-u ${v}`).join(" ")} git -c core.hooksPath=/dev/null "$@"; }`,
-  `git read-tree -m -i "$1" || exit $((e+0))`,
+  `if [ "$5" != 1 ]; then git read-tree -m -i "$1" || exit $((e+0)); fi`,
   `if [ -n "$2" ] && g=$(git rev-parse --verify -q "$2:$3" 2>/dev/null); then git read-tree --prefix="$3/" "$g" || exit $((e+1)); fi`,
   `err=$(git add -A -- ":(top,glob)$3/features/*/prd.json" 2>&1 >/dev/null) || case "$err" in *"are ignored by one of your .gitignore files"*) ;; *) printf '%s\\n' "$err" >&2; exit $((e+2)) ;; esac`,
   `tree=$(git write-tree) || exit $((e+3))`,
@@ -73,7 +76,7 @@ export async function commitJudged(scope: TreeScope, plan: CommitPlan): Promise<
   const out = await runGitScript(
     scope.cwd,
     SCRIPT,
-    [plan.judged.tree, parent, gantry, plan.subject],
+    [plan.judged.tree, parent, gantry, plan.subject, plan.indexHoldsTree ? "1" : ""],
     { ...scope.git.env, ...scope.identity },
     STEPS,
   );

@@ -183,7 +183,8 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         const wasLast = last?.tree === judged.tree && last.sha === judged.sha ? last : undefined;
         last = undefined;
         knownFlags = undefined;
-        const commit = await commitJudged(s, { judged, subject });
+        const indexHoldsTree = wasLast !== undefined && s.index.head === judged.sha;
+        const commit = await commitJudged(s, { judged, subject, indexHoldsTree });
         if (s.userIndexFlags !== undefined)
           knownFlags = {
             indexKey: fileKey(join(gitDir, "index")),

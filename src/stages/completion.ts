@@ -17,10 +17,13 @@ export const completionStage: Stage = {
   async execute(ctx) {
     const { run, story } = ctx;
     // The last guard looks at the disk whatever ran before it: what it judges here is what is committed.
+    // The ignored files are listed at the same time (both only read the working tree).
+    const listing = ctx.ignoredAtStart ? run.git.newIgnoredSources(ctx.ignoredAtStart) : Promise.resolve([]);
+    listing.catch(() => undefined);
     const judged = await run.git.judge({ recheck: true });
     if (await changedNothing(ctx, judged))
       return { action: "fail", reason: "the story changed nothing; an empty change is not a story done" };
-    const hidden = ctx.ignoredAtStart ? await run.git.newIgnoredSources(ctx.ignoredAtStart) : [];
+    const hidden = await listing;
     if (hidden.length > 0) {
       const kept = setAsideIgnored(run, hidden);
       const list = `${hidden.slice(0, 10).join(", ")}${hidden.length > 10 ? `, … (${hidden.length})` : ""}`;
