@@ -20,6 +20,8 @@ const SIZES = (process.env.BENCH_COST_SIZES ?? "100")
 const STORIES = Number(process.env.BENCH_COST_STORIES ?? 10);
 const RUNS = Number(process.env.BENCH_COST_RUNS ?? 3);
 /** Another build measured in the same run, interleaved with this one: its rows say "(before)". */
+/** Which parts run: `sizes`, `counts`, `review` (all three unless BENCH_COST_PARTS names some). */
+const PARTS = new Set((process.env.BENCH_COST_PARTS ?? "sizes,counts,review").split(","));
 const BEFORE = process.env.BENCH_CLI_BEFORE ? resolve(process.env.BENCH_CLI_BEFORE) : undefined;
 
 interface SizeMeasures {
@@ -199,7 +201,14 @@ async function reviewRows(): Promise<Row[]> {
 export async function runCostBench(): Promise<Row[]> {
   requireBuiltCli();
   const rows: Row[] = [];
-  for (const files of SIZES) rows.push(...sizeRows(await measureSize(files)));
+  if (PARTS.has("sizes")) for (const files of SIZES) rows.push(...sizeRows(await measureSize(files)));
+  if (PARTS.has("counts")) rows.push(...(await countsRows()));
+  if (PARTS.has("review")) rows.push(...(await reviewRows()));
+  return rows;
+}
+
+async function countsRows(): Promise<Row[]> {
+  const rows: Row[] = [];
   const project = makeFeatureProject(3, 100);
   try {
     const gantry = await countRun(project);
@@ -211,7 +220,6 @@ export async function runCostBench(): Promise<Row[]> {
   } finally {
     project.remove();
   }
-  rows.push(...(await reviewRows()));
   return rows;
 }
 

@@ -23,6 +23,8 @@ export interface TreeScope {
   index: { head?: string };
   /** `base tree` → what escapes checked last: a tree judged again (verify, review, completion) is not re-read. */
   checked: Map<string, string[]>;
+  /** Whether the last judged tree has HEAD's content (.gantry/ aside), from the judge's own diff-tree. */
+  sameAsHead?: { head: string; tree: string; same: boolean };
   /** `git ls-files -v -z` of the user's index as gantry's last commit left it. */
   userIndexFlags?: string;
   /** Who commits, read once a run (a change to it during a session is a tamper). */
@@ -92,6 +94,8 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   const tree = out.slice(0, newline).trim();
   const diff = out.slice(newline + 1);
   scope.index.head = head;
+  // No entry differs from HEAD (.gantry/ aside): what "changed nothing" asks, answered already.
+  scope.sameAsHead = { head, tree, same: diff === "" };
   const key = `${head} ${tree}`;
   const problems = scope.checked.get(key) ?? (await escapes(scope, diff, tree));
   if (scope.checked.size > 64) scope.checked.clear();

@@ -153,6 +153,10 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     }
     last = undefined;
     const tree = await judgeTree(s, sha);
+    if (s.sameAsHead && sha !== UNBORN) {
+      if (sameContents.size >= 64) sameContents.clear();
+      sameContents.set(`${s.sameAsHead.head} ${s.sameAsHead.tree}`, s.sameAsHead.same);
+    }
     if (now.running === 0) last = { sha, tree, started: now.started, writers: now.writers };
     return { sha, tree };
   };
