@@ -79,8 +79,11 @@ export function makeFeatureProject(
   git("init", "-q", "-b", "main");
   git("config", "user.email", "bench@example.com");
   git("config", "user.name", "bench");
+  // No automatic gc: one started in the background by a commit would repack while a run copies or works.
+  git("config", "gc.auto", "0");
   git("add", "-A");
   git("commit", "-q", "-m", "baseline");
+  if (fillerFiles > 0) git("repack", "-adq");
 
   const list = join(dir, "stories.txt");
   writeFileSync(list, userStories.map((s) => `${s.id} ${s.title}\n`).join(""));
