@@ -8,7 +8,7 @@
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { isFullScan, makeProbe, statCheck } from "./cost-probe.js";
+import { isFullScan, makeProbe, statCheck, subcommandOf } from "./cost-probe.js";
 import { type FeatureProject, makeFeatureProject, timeBaseline, timeGantry } from "./feature-project.js";
 import { median, type Row, requireBuiltCli, row, type Timed } from "./harness.js";
 
@@ -95,15 +95,19 @@ function timeRows(m: SizeMeasures, gantry: Timed[], tag: string): Row[] {
 
 export interface StoryCounts {
   stories: number;
+  /** Per story, averaged over the stories after the first (the run's start is the first story's share). */
   scans: number;
   statChecks: number;
   gitCommands: number;
   children: number;
-  /** git subcommand → how many, for the report. */
-  bySubcommand: Map<string, number>;
+  /** The whole run: every story, the run's start and end. */
+  total: { scans: number; gitCommands: number; children: number };
 }
 
-/** One gantry run (or the loop, `baseline`) on `project` with the shim and the spawn counter. */
+/**
+ * One gantry run (or the loop, `baseline`) on `project` with the shim and the spawn counter. A story's
+ * share is what lies between the commit before it and its own (commit-tree; the loop's `commit`).
+ */
 export async function countRun(
   project: FeatureProject,
   baseline = false,
@@ -114,52 +118,63 @@ export async function countRun(
     const env = baseline ? { PATH: probe.env.PATH as string } : probe.env;
     await (baseline ? timeBaseline(project, env) : timeGantry(project, cli, env));
     const git = probe.gitCommands();
-    const bySubcommand = new Map<string, number>();
-    for (const args of git) {
-      const key = args.find((a, i) => !a.startsWith("-") && args[i - 1] !== "-c") ?? "";
-      bySubcommand.set(key, (bySubcommand.get(key) ?? 0) + 1);
-    }
+    const children = probe.children();
+    const commitName = baseline ? "commit" : "commit-tree";
+    const gitStories = split(git, (args) => subcommandOf(args).name === commitName);
+    const childStories = split(children, (args) => args.join(" ").includes("commit-tree"));
+    const steady = gitStories.slice(1, project.stories);
+    const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
     return {
       stories: project.stories,
-      scans: git.filter(isFullScan).length,
-      statChecks: git.filter(statCheck).length,
-      gitCommands: git.length,
-      children: probe.children().length,
-      bySubcommand,
+      scans: mean(steady.map((g) => g.filter(isFullScan).length)),
+      statChecks: mean(steady.map((g) => g.filter(statCheck).length)),
+      gitCommands: mean(steady.map((g) => g.length)),
+      children: mean(childStories.slice(1, project.stories).map((c) => c.length)),
+      total: { scans: git.filter(isFullScan).length, gitCommands: git.length, children: children.length },
     };
   } finally {
     probe.remove();
   }
 }
 
+/** Splits a log after each entry that ends a story. */
+function split(entries: string[][], ends: (args: string[]) => boolean): string[][][] {
+  const parts: string[][][] = [[]];
+  for (const args of entries) {
+    (parts.at(-1) as string[][]).push(args);
+    if (ends(args)) parts.push([]);
+  }
+  return parts;
+}
+
 function countRows(gantry: StoryCounts, loop: StoryCounts, tag = ""): Row[] {
-  const per = (v: number, c: StoryCounts) => v / c.stories;
   const one = (name: string, v: number, base: number, note: string): Row =>
     row(`${name}${tag}`, [v], base, "n", note);
+  const steady = `stories 2-${gantry.stories} of ${gantry.stories}`;
   return [
     one(
-      `${gantry.stories} stories: full working-tree scans per story`,
-      per(gantry.scans, gantry),
-      per(loop.scans, loop),
-      "git shim; baseline: the loop (add -A); goal <= 2",
+      `full working-tree scans per story (${steady})`,
+      gantry.scans,
+      loop.scans,
+      `git shim; baseline: the loop (add -A); goal <= 2; whole run ${gantry.total.scans}`,
     ),
     one(
-      `${gantry.stories} stories: stat checks per story`,
-      per(gantry.statChecks, gantry),
+      `stat checks per story (${steady})`,
+      gantry.statChecks,
       0,
       "status with the untracked cache (stats, reads only changed folders)",
     ),
     one(
-      `${gantry.stories} stories: git commands per story`,
-      per(gantry.gitCommands, gantry),
-      per(loop.gitCommands, loop),
-      "git shim; baseline: the loop's",
+      `git commands per story (${steady})`,
+      gantry.gitCommands,
+      loop.gitCommands,
+      `git shim; baseline: the loop's; whole run ${gantry.total.gitCommands}`,
     ),
     one(
-      `${gantry.stories} stories: children node spawns per story`,
-      per(gantry.children, gantry),
+      `children node spawns per story (${steady})`,
+      gantry.children,
       6,
-      "spawn counter (--require); baseline: the loop forks 6 + git per story",
+      `spawn counter (--require); baseline: the loop forks 6 + git a story; whole run ${gantry.total.children}`,
     ),
   ];
 }
@@ -215,8 +230,6 @@ async function countsRows(): Promise<Row[]> {
     const loop = await countRun(project, true);
     rows.push(...countRows(gantry, loop));
     if (BEFORE) rows.push(...countRows(await countRun(project, false, BEFORE), loop, " (before)"));
-    if (process.env.BENCH_COST_VERBOSE)
-      console.error([...gantry.bySubcommand].map(([k, v]) => `${k} ${v}`).join("\n"));
   } finally {
     project.remove();
   }
