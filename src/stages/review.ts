@@ -1,8 +1,8 @@
 import { CONTINUE } from "../model/stage.js";
 import { pluginsOf } from "../plugins/registry.js";
 import { runReview } from "../review/orchestrator.js";
-import { reviewPanel } from "./review-panel.js";
 import type { StoryContext } from "./context.js";
+import { reviewPanel } from "./review-panel.js";
 import type { Stage } from "./stage.js";
 
 /** What the story changed: its base commit against the judged tree, a diff of two trees. */
