@@ -5,7 +5,7 @@
  * file and its status in prd.json). What gantry adds on top of that script is its own overhead.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { benchEnvironment, CLI, expectOk, type Timed, timeCommand } from "./harness.js";
@@ -30,10 +30,22 @@ export interface FeatureProject {
 
 const id = (i: number) => `US-${String(i).padStart(3, "0")}`;
 
-/** `agent`: the agent's command (default AGENT; the parallel bench's sleeps first). */
-export function makeFeatureProject(stories: number, agent = AGENT): FeatureProject {
+/**
+ * `fillerFiles`: that many committed files of about 1 KB besides the project's own, each 10 folders deep
+ * (about 50 to a folder), so the repository has the size of a real one. `agent`: the agent's command
+ * (default AGENT; the parallel bench's sleeps first).
+ */
+export function makeFeatureProject(
+  stories: number,
+  fillerFiles = 0,
+  commands: { typecheck?: string; lint?: string } = {},
+  agent = AGENT,
+): FeatureProject {
+  const typecheck = commands.typecheck ?? TYPECHECK;
+  const lint = commands.lint ?? LINT;
   const dir = mkdtempSync(join(tmpdir(), `gantry-bench-${stories}-`));
   const template = join(dir, "template");
+  writeFiller(template, fillerFiles);
   const userStories = Array.from({ length: stories }, (_, k) => ({
     id: id(k + 1),
     title: `Story ${k + 1}`,
@@ -50,7 +62,7 @@ export function makeFeatureProject(stories: number, agent = AGENT): FeatureProje
       command: { run: agent },
       ...(process.env.BENCH_SANDBOX ? { sandbox: process.env.BENCH_SANDBOX } : {}),
     },
-    quality: { commands: { test: TEST, lint: LINT, typecheck: TYPECHECK } },
+    quality: { commands: { test: TEST, lint, typecheck } },
     execution: { maxIterations: 10_000, regression: { mode: "deferred" } },
     reporters: ["default"],
   };
@@ -69,8 +81,11 @@ export function makeFeatureProject(stories: number, agent = AGENT): FeatureProje
   git("init", "-q", "-b", "main");
   git("config", "user.email", "bench@example.com");
   git("config", "user.name", "bench");
+  // No automatic gc: one started in the background by a commit would repack while a run copies or works.
+  git("config", "gc.auto", "0");
   git("add", "-A");
   git("commit", "-q", "-m", "baseline");
+  if (fillerFiles > 0) git("repack", "-adq");
 
   const list = join(dir, "stories.txt");
   writeFileSync(list, userStories.map((s) => `${s.id} ${s.title}\n`).join(""));
@@ -88,8 +103,8 @@ export function makeFeatureProject(stories: number, agent = AGENT): FeatureProje
       "while read -r id title; do",
       '  GANTRY_STORY_ID="$id" /bin/sh -c "$AGENT" </dev/null',
       '  /bin/sh -c "$TEST" >/dev/null',
-      `  /bin/sh -c ${q(TYPECHECK)}`,
-      `  /bin/sh -c ${q(LINT)}`,
+      `  /bin/sh -c ${q(typecheck)}`,
+      `  /bin/sh -c ${q(lint)}`,
       `  sed -i -e '0,/"status": "pending"/s//"status": "passed"/' -e '0,/"passes": false/s//"passes": true/' "$PRD"`,
       "  git add -A",
       '  git commit -q --no-verify -m "gantry($id): $title"',
@@ -102,10 +117,29 @@ export function makeFeatureProject(stories: number, agent = AGENT): FeatureProje
   return { stories, template, script, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+const KB = `${"x".repeat(63)}\n`.repeat(16);
+
+function writeFiller(root: string, count: number): void {
+  for (let i = 0; i < count; i++) {
+    let leaf = Math.floor(i / 50);
+    const parts: string[] = [];
+    for (let depth = 0; depth < 9; depth++) {
+      parts.push(`d${leaf % 4}`);
+      leaf = Math.floor(leaf / 4);
+    }
+    const folder = join(root, "vendor", ...parts);
+    if (i % 50 === 0) mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `f${i}.txt`), `${i}\n${KB}`);
+  }
+}
+
 /** A fresh copy of the template to run in; removed by the caller. */
 function freshCopy(project: FeatureProject): string {
   const root = mkdtempSync(join(tmpdir(), "gantry-bench-run-"));
-  cpSync(project.template, root, { recursive: true });
+  // cp -a, then the copy's index stat data refreshed (untimed): a copied index matches no inode, and the
+  // first `git add -A` of either side would rehash every file.
+  execFileSync("cp", ["-a", `${project.template}/.`, root]);
+  execFileSync("git", ["update-index", "-q", "--refresh"], { cwd: root, stdio: "ignore" });
   return root;
 }
 
@@ -124,6 +158,7 @@ export async function timeGantry(
   project: FeatureProject,
   cli = CLI,
   extraArgs: string[] = [],
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<Timed> {
   const root = freshCopy(project);
   try {
@@ -131,7 +166,7 @@ export async function timeGantry(
       `gantry run on ${project.stories} stories`,
       await timeCommand(process.execPath, [cli, "run", "--feature", FEATURE, "--dir", root, ...extraArgs], {
         cwd: root,
-        env: benchEnvironment(),
+        env: benchEnvironment(extraEnv),
       }),
     );
     const made = storyCommits(root);
@@ -144,12 +179,15 @@ export async function timeGantry(
 }
 
 /** The baseline script on a fresh copy. */
-export async function timeBaseline(project: FeatureProject): Promise<Timed> {
+export async function timeBaseline(
+  project: FeatureProject,
+  extraEnv: NodeJS.ProcessEnv = {},
+): Promise<Timed> {
   const root = freshCopy(project);
   try {
     const timed = expectOk(
       "the baseline script",
-      await timeCommand("/bin/sh", [project.script], { cwd: root, env: benchEnvironment() }),
+      await timeCommand("/bin/sh", [project.script], { cwd: root, env: benchEnvironment(extraEnv) }),
     );
     const made = commits(root) - 1;
     if (made !== project.stories) throw new Error(`the baseline made ${made} commits`);

@@ -16,7 +16,7 @@ const RUNS = Number(process.env.BENCH_PARALLEL_RUNS ?? 2);
 
 export async function runParallelBench(): Promise<Row[]> {
   requireBuiltCli();
-  const project = makeFeatureProject(STORIES, `sleep ${SLEEP_S}; ${AGENT}`);
+  const project = makeFeatureProject(STORIES, 0, {}, `sleep ${SLEEP_S}; ${AGENT}`);
   const timed = new Map<number, Timed[]>(WORKERS.map((n) => [n, []]));
   try {
     for (let i = 0; i < RUNS; i++)

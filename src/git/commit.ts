@@ -1,6 +1,6 @@
 import type { Judged } from "../model/ledger.js";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
-import { GANTRY_DIR, type TreeScope, UNBORN } from "./judge.js";
+import { GANTRY_DIR, type TreeScope, UNBORN, writePrivateHead } from "./judge.js";
 
 /** The commit gantry made is not what HEAD holds afterwards: a hook or another process moved it. */
 export class CommitMismatch extends Error {
@@ -10,6 +10,8 @@ export class CommitMismatch extends Error {
 export interface CommitPlan {
   judged: Judged;
   subject: string;
+  /** The private index holds exactly the judged tree (the judge just built it): it is not read again. */
+  indexHoldsTree?: boolean;
 }
 
 /** The variables that point git at the private directory: the steps on the user's repository drop them. */
@@ -33,17 +35,19 @@ const STEPS = [
   "git read-tree (the user's index)",
   "git rm --cached (the private index)",
   "git rev-parse HEAD",
+  "git ls-files -v (the user's index flags)",
 ];
 
 /**
- * The whole commit in one shell ($1 judged tree, $2 judged HEAD or "", $3 .gantry's path, $4 subject):
+ * The whole commit in one shell ($1 judged tree, $2 judged HEAD or "", $3 .gantry's path, $4 subject,
+ * $5 "1" when the private index already holds the judged tree):
  * a git started from a small shell costs far less than one forked from node. `real` runs git on the
  * user's repository (the private variables dropped), hooks off.
  */
 const SCRIPT = [
   `e=${FIRST_STEP_EXIT}`,
   `real() { env ${PRIVATE.map((v) => `-u ${v}`).join(" ")} git -c core.hooksPath=/dev/null "$@"; }`,
-  `git read-tree -m -i "$1" || exit $((e+0))`,
+  `if [ "$5" != 1 ]; then git read-tree -m -i "$1" || exit $((e+0)); fi`,
   `if [ -n "$2" ] && g=$(git rev-parse --verify -q "$2:$3" 2>/dev/null); then git read-tree --prefix="$3/" "$g" || exit $((e+1)); fi`,
   `err=$(git add -A -- ":(top,glob)$3/features/*/prd.json" 2>&1 >/dev/null) || case "$err" in *"are ignored by one of your .gitignore files"*) ;; *) printf '%s\\n' "$err" >&2; exit $((e+2)) ;; esac`,
   `tree=$(git write-tree) || exit $((e+3))`,
@@ -53,6 +57,8 @@ const SCRIPT = [
   `git rm -r -q -f --cached --ignore-unmatch -- ":(top)$3" || exit $((e+7))`,
   `heads=$(real rev-parse HEAD "HEAD^{tree}") || exit $((e+8))`,
   `printf '%s %s %s\\n' "$commit" "$tree" "$heads"`,
+  // The flags of the index just written: the next session's tamper snapshot starts from them (a fork fewer).
+  `real ls-files -v -z -- ":(top)" || exit $((e+9))`,
 ].join("\n");
 
 /**
@@ -70,13 +76,18 @@ export async function commitJudged(scope: TreeScope, plan: CommitPlan): Promise<
   const out = await runGitScript(
     scope.cwd,
     SCRIPT,
-    [plan.judged.tree, parent, gantry, plan.subject],
+    [plan.judged.tree, parent, gantry, plan.subject, plan.indexHoldsTree ? "1" : ""],
     { ...scope.git.env, ...scope.identity },
     STEPS,
   );
-  const [commit = "", tree = "", head, headTree] = out.trim().split(/\s+/);
+  // "commit tree HEAD\nHEAD's tree\n", then the index flags (ls-files -v -z).
+  const [first = "", second = "", ...flags] = out.split("\n");
+  const [commit = "", tree = "", head] = first.trim().split(/\s+/);
+  const headTree = second.trim();
+  scope.userIndexFlags = flags.join("\n");
   // The private index holds the commit's tree without .gantry/: what the next judge starts from.
   scope.index.head = commit;
+  writePrivateHead(scope, commit);
   if (head !== commit || headTree !== tree)
     throw new CommitMismatch(
       `HEAD is ${head?.slice(0, 12)} after gantry committed ${commit.slice(0, 12)}: a hook or another process moved the branch`,

@@ -1,5 +1,6 @@
-import { posix } from "node:path";
-import { type GitStep, runGit, runGitSteps } from "./exec.js";
+import { writeFileSync } from "node:fs";
+import { join, posix } from "node:path";
+import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import type { PrivateGit } from "./hermetic.js";
 
 export const UNBORN = "0000000000000000000000000000000000000000";
@@ -14,18 +15,54 @@ export class JudgeRefusal extends Error {
 export interface TreeScope {
   /** Where gantry runs, and its path from the repository's top level ("" or "packages/x/"). */
   cwd: string;
+  /** The working tree's top level. */
+  top: string;
   prefix: string;
   git: PrivateGit;
   /** What the private index holds now: HEAD's entries (without .gantry/) as of `head`, plus the last judge. */
   index: { head?: string };
   /** `base tree` → what escapes checked last: a tree judged again (verify, review, completion) is not re-read. */
   checked: Map<string, string[]>;
+  /** Whether the last judged tree has HEAD's content (.gantry/ aside), from the judge's own diff-tree. */
+  sameAsHead?: { head: string; tree: string; same: boolean };
+  /** `git ls-files -v -z` of the user's index as gantry's last commit left it. */
+  userIndexFlags?: string;
   /** Who commits, read once a run (a change to it during a session is a tamper). */
   identity?: Record<string, string>;
 }
 
 /** gantry's own files never count as the content being judged. */
 export const GANTRY_DIR = ".gantry";
+
+/** What each `exit 200+N` of the judge's script names. */
+const JUDGE_STEPS = [
+  "git read-tree (HEAD)",
+  "git rm --cached (.gantry/)",
+  "git add -A",
+  "git write-tree",
+  "git diff-tree (HEAD, the judged tree)",
+];
+
+/**
+ * The judge in one shell ($1 HEAD or "" when unborn, $2 "1" to rebase the index on HEAD, $3 .gantry/'s
+ * pathspec, $4 its exclusion, $5 what to compare with): the tree on the first line, then diff-tree -z of
+ * HEAD and the tree for the escapes check. A git started from a small shell costs less than one from node.
+ * When HEAD moved since the index was last based on it, the index is rebuilt from HEAD's entries: -m keeps
+ * the stat data of unchanged entries (no rehash), -i ignores the working tree, which `add` then reads.
+ */
+const JUDGE_SCRIPT = [
+  `e=${FIRST_STEP_EXIT}`,
+  `if [ "$2" = 1 ]; then`,
+  `  if [ -n "$1" ]; then git read-tree -m -i "$1" || exit $((e+0)); else git read-tree --empty || exit $((e+0)); fi`,
+  `  git rm -r -q -f --cached --ignore-unmatch -- "$3" >/dev/null || exit $((e+1))`,
+  "fi",
+  `if ! err=$(git -c core.quotepath=off add -A -- ":(top)" "$4" 2>&1 >/dev/null); then`,
+  `  case "$err" in *"are ignored by one of your .gitignore files"*) ;; *) printf '%s\\n' "$err" >&2; exit $((e+2)) ;; esac`,
+  "fi",
+  `tree=$(git write-tree) || exit $((e+3))`,
+  `printf '%s\\n' "$tree"`,
+  `git diff-tree -r -z --no-renames "$5" "$tree" -- ":(top)" "$4" || exit $((e+4))`,
+].join("\n");
 
 /**
  * The tree of the working tree as a fresh checkout of it would be: HEAD's entries (stat data kept from
@@ -35,34 +72,32 @@ export const GANTRY_DIR = ".gantry";
  */
 export async function judgeTree(scope: TreeScope, head: string): Promise<string> {
   const gantry = `:(top)${scope.prefix}${GANTRY_DIR}`;
-  // From HEAD's entries when HEAD moved since the index was last based on it; -m keeps the stat data of
-  // unchanged entries (no rehash), -i ignores the working tree, which `add` then reads.
-  const rebase: GitStep[] =
-    scope.index.head === head
-      ? []
-      : [
-          { args: head === UNBORN ? ["read-tree", "--empty"] : ["read-tree", "-m", "-i", head] },
-          { args: ["rm", "-r", "-q", "-f", "--cached", "--ignore-unmatch", "--", gantry] },
-        ];
+  const rebase = scope.index.head !== head;
   scope.index.head = undefined;
-  const tree = (
-    await runGitSteps(
-      scope.cwd,
-      [
-        ...rebase,
-        {
-          args: ["add", "-A", "--", ":(top)", `:(exclude,top)${scope.prefix}${GANTRY_DIR}`],
-          tolerate: "are ignored by one of your .gitignore files",
-        },
-        { args: ["write-tree"] },
-      ],
-      scope.git.env,
-    )
-  ).trim();
+  // The private HEAD is the judged commit: a later stat check (`status`) compares against it, not against
+  // an unborn branch (which would list every file).
+  writePrivateHead(scope, head);
+  const out = await runGitScript(
+    scope.cwd,
+    JUDGE_SCRIPT,
+    [
+      head === UNBORN ? "" : head,
+      rebase ? "1" : "",
+      gantry,
+      `:(exclude,top)${scope.prefix}${GANTRY_DIR}`,
+      head === UNBORN ? EMPTY_TREE : head,
+    ],
+    scope.git.env,
+    JUDGE_STEPS,
+  );
+  const newline = out.indexOf("\n");
+  const tree = out.slice(0, newline).trim();
+  const diff = out.slice(newline + 1);
   scope.index.head = head;
+  // No entry differs from HEAD (.gantry/ aside): what "changed nothing" asks, answered already.
+  scope.sameAsHead = { head, tree, same: diff === "" };
   const key = `${head} ${tree}`;
-  const problems =
-    scope.checked.get(key) ?? (await escapes(scope, head === UNBORN ? EMPTY_TREE : head, tree));
+  const problems = scope.checked.get(key) ?? (await escapes(scope, diff, tree));
   if (scope.checked.size > 64) scope.checked.clear();
   scope.checked.set(key, problems);
   if (problems.length > 0)
@@ -70,23 +105,48 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   return tree;
 }
 
-/** Entries the change added or changed that would not carry their content into a commit. */
-async function escapes(scope: TreeScope, base: string, tree: string): Promise<string[]> {
-  const raw = await runGit(
-    scope.cwd,
+export function writePrivateHead(scope: TreeScope, head: string): void {
+  writeFileSync(
+    join(scope.git.dir, "HEAD"),
+    head === UNBORN ? "ref: refs/heads/gantry-private\n" : `${head}\n`,
+  );
+}
+
+/**
+ * Whether the working tree is still the tree last judged, by a stat pass against the private index:
+ * tracked entries by their stat data, new files through git's untracked cache (a folder is read again only
+ * when its mtime or ctime changed, and ctime cannot be set back). Anything changed, added or removed outside
+ * .gantry/ says no. Cheap, but not a judge: the caller judges again when it says no.
+ */
+export async function unchangedSinceJudge(scope: TreeScope): Promise<boolean> {
+  const gantry = `${scope.prefix}${GANTRY_DIR}/`;
+  // No pathspec (the untracked cache serves only a whole-tree status); .gantry/ is left out below.
+  const out = await runGit(
+    scope.top,
     [
-      "diff-tree",
-      "-r",
+      "-c",
+      "core.untrackedCache=true",
+      "status",
+      "--porcelain=v1",
       "-z",
       "--no-renames",
-      base,
-      tree,
-      "--",
-      ":(top)",
-      `:(exclude,top)${scope.prefix}${GANTRY_DIR}`,
+      "--untracked-files=normal",
     ],
-    scope.git.env,
+    { ...scope.git.env, GIT_OPTIONAL_LOCKS: "1" },
   );
+  for (const entry of out.split("\0")) {
+    if (entry.length < 4) continue;
+    const path = entry.slice(3);
+    if (path === gantry.slice(0, -1) || path.startsWith(gantry)) continue;
+    // Column 1 is the index against the judged commit (the judged change itself); column 2 and `??` are
+    // the working tree against the judged index: those are changes since the judge.
+    if (entry[1] !== " " || entry.startsWith("??")) return false;
+  }
+  return true;
+}
+
+/** Entries the change added or changed (`raw`: diff-tree -z of HEAD and the tree) that would not carry their content into a commit. */
+async function escapes(scope: TreeScope, raw: string, tree: string): Promise<string[]> {
   const parts = raw.split("\0");
   const links: { path: string; blob: string }[] = [];
   const gitlinks: string[] = [];

@@ -2,13 +2,21 @@ import { isAbsolute, join } from "node:path";
 import { simpleGit } from "simple-git";
 import { InputError } from "../config/input-error.js";
 import type { Judged } from "../model/ledger.js";
+import { activity } from "../process/activity.js";
 import { commitJudged } from "./commit.js";
 import { runGit } from "./exec.js";
 import { headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredPaths, newIgnoredSources } from "./ignored-files.js";
-import { GANTRY_DIR, judgeTree, type TreeScope, UNBORN } from "./judge.js";
-import { compareAndRestore, type GitChange, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
+import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
+import {
+  compareAndRestore,
+  fileKey,
+  type GitChange,
+  type GitSnapshot,
+  parseIndexFlags,
+  snapshotGit,
+} from "./tamper-snapshot.js";
 
 export interface GitRepo {
   readonly root: string;
@@ -19,12 +27,19 @@ export interface GitRepo {
    * HEAD and the tree hash of the working tree (tracked + untracked, not ignored, without .gantry/), built
    * hermetically (see hermetic.ts); throws JudgeRefusal for content a commit would not carry.
    */
-  judge(): Promise<Judged>;
+  judge(options?: JudgeOptions): Promise<Judged>;
   /**
    * Commits exactly the judged tree (plus gantry's config and prd.json) with commit-tree and a
    * compare-and-swap of the branch; throws CommitMismatch when HEAD is not that commit afterwards.
    */
   commitJudged(judged: Judged, subject: string): Promise<string>;
+  /**
+   * Files that differ between a commit and a judged tree (.gantry/ aside), relative to the project root,
+   * deleted ones included, sorted: `git diff-tree`, whose cost grows with the change, not the repository.
+   */
+  changedFiles(base: string, tree: string): Promise<string[]>;
+  /** Every file of a tree, relative to the project root (`git ls-tree -r`), kept per tree. */
+  treeFiles(tree: string): Promise<string[]>;
   /** Whether a commit holds exactly a judged tree's content (.gantry/ aside). */
   sameContent(commit: string, tree: string): Promise<boolean>;
   /** What git's own state is now: the git directory's config, hooks and info files, refs, HEAD, index flags. */
@@ -51,6 +66,14 @@ export interface GitRepo {
 }
 
 export { UNBORN };
+
+export interface JudgeOptions {
+  /**
+   * Look at the disk even when no command ran since the last judge (a stat pass at least): for the last
+   * guard before a commit, which must see an edit made by anything, a process gantry did not start included.
+   */
+  recheck?: boolean;
+}
 
 /** A small wrapper over simple-git for the few questions gantry asks, each answered with as few git calls as it can. */
 export async function openRepo(projectRoot: string): Promise<GitRepo> {
@@ -109,36 +132,141 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   let treeScope: TreeScope | undefined;
   const scope = async (): Promise<TreeScope> => {
     privateGit ??= await createPrivateGit(dirs);
-    treeScope ??= { cwd: projectRoot, prefix, git: privateGit, index: {}, checked: new Map() };
+    treeScope ??= { cwd: projectRoot, top, prefix, git: privateGit, index: {}, checked: new Map() };
     return treeScope;
   };
+
+  // The last tree judged and what had run by then (activity.ts): judged again only when it may be stale.
+  let last: { sha: string; tree: string; started: number; writers: number } | undefined;
+  const judgeNow = async (options: JudgeOptions = {}): Promise<Judged> => {
+    const sha = await head();
+    const s = await scope();
+    const now = activity();
+    if (last && last.sha === sha && now.running === 0 && now.writers === last.writers) {
+      // Nothing ran since: the tree is the one judged. Only commands that do not change files ran: a stat
+      // pass against the judged index says whether they did anyway.
+      if (now.started === last.started && !options.recheck) return { sha, tree: last.tree };
+      if (await unchangedSinceJudge(s)) {
+        last.started = now.started;
+        return { sha, tree: last.tree };
+      }
+    }
+    last = undefined;
+    const tree = await judgeTree(s, sha);
+    if (s.sameAsHead && sha !== UNBORN) {
+      if (sameContents.size >= 64) sameContents.clear();
+      sameContents.set(`${s.sameAsHead.head} ${s.sameAsHead.tree}`, s.sameAsHead.same);
+    }
+    if (now.running === 0) last = { sha, tree, started: now.started, writers: now.writers };
+    return { sha, tree };
+  };
+
+  // Untracked ignored paths as last listed, and what had run by then: a story's start reuses the list
+  // the story before it ended with when nothing ran in between.
+  let ignored: { paths: Set<string>; started: number; sha: string } | undefined;
+  const listIgnored = async (): Promise<Set<string>> => {
+    const now = activity();
+    const sha = await head();
+    const paths = await ignoredPaths(projectRoot, prefix);
+    ignored = now.running === 0 ? { paths, started: now.started, sha } : undefined;
+    return paths;
+  };
+  const treeLists = new Map<string, Promise<string[]>>();
+  const sameContents = new Map<string, boolean>();
+  // The user's index flags as last read, by index file version: a snapshot reads them only for a new one.
+  let knownFlags: Pick<GitSnapshot, "indexKey" | "indexFlags"> | undefined;
 
   return {
     root: projectRoot,
     top,
     head,
-    judge: () =>
+    judge: (options) => serial(() => judgeNow(options)),
+    commitJudged: (judged, subject) =>
       serial(async () => {
-        const sha = await head();
-        return { sha, tree: await judgeTree(await scope(), sha) };
+        const s = await scope();
+        const wasLast = last?.tree === judged.tree && last.sha === judged.sha ? last : undefined;
+        last = undefined;
+        knownFlags = undefined;
+        const indexHoldsTree = wasLast !== undefined && s.index.head === judged.sha;
+        const commit = await commitJudged(s, { judged, subject, indexHoldsTree });
+        if (s.userIndexFlags !== undefined)
+          knownFlags = {
+            indexKey: fileKey(join(gitDir, "index")),
+            indexFlags: parseIndexFlags(s.userIndexFlags),
+          };
+        s.userIndexFlags = undefined;
+        // The working tree is what was judged, now on top of the new commit: no need to judge it again.
+        if (wasLast) last = { ...wasLast, sha: commit };
+        if (ignored && ignored.sha === judged.sha) ignored.sha = commit;
+        return commit;
       }),
-    commitJudged: (judged, subject) => serial(async () => commitJudged(await scope(), { judged, subject })),
+    async changedFiles(base, tree) {
+      const out = await runGit(projectRoot, [
+        "diff-tree",
+        "-r",
+        "-z",
+        "--name-only",
+        "--no-renames",
+        "--relative",
+        base === UNBORN ? EMPTY_TREE : base,
+        tree,
+        "--",
+        ".",
+        ...outside,
+      ]);
+      return [...new Set(out.split("\0").filter(Boolean))].sort();
+    },
+    treeFiles(tree) {
+      let files = treeLists.get(tree);
+      if (!files) {
+        if (treeLists.size >= 8) treeLists.clear();
+        files = runGit(projectRoot, ["ls-tree", "-r", "-z", "--name-only", tree]).then((out) =>
+          out.split("\0").filter(Boolean),
+        );
+        treeLists.set(tree, files);
+        files.catch(() => treeLists.delete(tree));
+      }
+      return files;
+    },
     async sameContent(commit, tree) {
+      // Both are object ids (a name like HEAD is asked each time): the answer never changes.
+      const key = /^[0-9a-f]{40,64}$/.test(commit) ? `${commit} ${tree}` : undefined;
+      const known = key ? sameContents.get(key) : undefined;
+      if (known !== undefined) return known;
+      let same: boolean;
       try {
         await runGit(projectRoot, ["diff-tree", "-r", "--quiet", commit, tree, "--", ":(top)", ...outside]);
-        return true;
+        same = true;
       } catch {
-        return false;
+        same = false;
       }
+      if (key) {
+        if (sameContents.size >= 64) sameContents.clear();
+        sameContents.set(key, same);
+      }
+      return same;
     },
-    snapshot: () => snapshotGit(top, gitDir, commonDir),
+    async snapshot() {
+      const taken = await snapshotGit(top, gitDir, commonDir, knownFlags);
+      knownFlags = taken;
+      return taken;
+    },
     async restoreSince(before) {
       const after = await snapshotGit(top, gitDir, commonDir, before);
       return compareAndRestore(top, { gitDir, commonDir }, before, after);
     },
-    ignoredPaths: () => ignoredPaths(projectRoot, prefix),
-    newIgnoredSources: async (before) =>
-      newIgnoredSources(top, before, await ignoredPaths(projectRoot, prefix)),
+    async ignoredPaths() {
+      const now = activity();
+      if (ignored && ignored.started === now.started && now.running === 0 && ignored.sha === (await head()))
+        return ignored.paths;
+      return listIgnored();
+    },
+    newIgnoredSources: async (before) => {
+      const found = newIgnoredSources(top, before, await listIgnored());
+      // Files about to be moved away: the next story's start lists them again.
+      if (found.length > 0) ignored = undefined;
+      return found;
+    },
     close() {
       privateGit?.dispose();
       privateGit = undefined;

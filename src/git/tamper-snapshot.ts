@@ -44,7 +44,8 @@ export async function snapshotGit(
   cwd: string,
   gitDir: string,
   commonDir: string,
-  before?: GitSnapshot,
+  /** The index flags as known for an index file (a snapshot before, or gantry's own commit). */
+  before?: Pick<GitSnapshot, "indexKey" | "indexFlags">,
 ): Promise<GitSnapshot> {
   const indexKey = fileKey(join(gitDir, "index"));
   const files = new Map<string, Entry | undefined>();
@@ -150,7 +151,8 @@ async function restoreRefs(cwd: string, before: GitSnapshot, after: GitSnapshot)
   return changes;
 }
 
-function fileKey(path: string): string {
+/** Which version of a file this is (git replaces the index file on every write). */
+export function fileKey(path: string): string {
   try {
     const stat = statSync(path, { bigint: true });
     return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
@@ -172,7 +174,13 @@ async function refs(cwd: string): Promise<Map<string, string>> {
 }
 
 async function indexFlags(cwd: string): Promise<Set<string>> {
-  const out = await runGit(cwd, ["ls-files", "-v", "-z", "--", ":(top)"], { GIT_OPTIONAL_LOCKS: "0" });
+  return parseIndexFlags(
+    await runGit(cwd, ["ls-files", "-v", "-z", "--", ":(top)"], { GIT_OPTIONAL_LOCKS: "0" }),
+  );
+}
+
+/** The flags in `git ls-files -v -z` output. */
+export function parseIndexFlags(out: string): Set<string> {
   const flags = new Set<string>();
   for (const entry of out.split("\0")) {
     const tag = entry[0];

@@ -20,6 +20,8 @@ export class StoryStore {
   private readonly owned: PrdDocument;
   /** The stat key of the file gantry wrote last; while the file still has it, nobody else wrote. */
   private writtenKey: string | undefined;
+  /** Deferred changes not written yet. */
+  private pending = false;
   /** Stories someone added to the file during the run, as last kept. */
   private added: Record<string, unknown>[] = [];
 
@@ -43,18 +45,33 @@ export class StoryStore {
   }
 
   update(id: string, patch: StoryPatch): void {
+    this.defer(id, patch);
+    this.pending = false;
+    this.writtenKey = keyOf(writeJsonAtomic(this.path, this.document()));
+  }
+
+  /**
+   * Changes a story in memory only; the next `update` (or `settle`) writes it along with its own change,
+   * one fsync fewer. For what a crash may lose: the story's status stays what the file last said, and a
+   * story the file says is pending or in progress runs again on resume either way.
+   */
+  defer(id: string, patch: StoryPatch): void {
     const story = this.byId.get(id);
     if (!story) return;
     applyPatch(story as Record<string, unknown>, patch);
+    // Someone else's edit is found (and put back) against the file gantry last wrote, before gantry's own.
     this.guard();
     const owned = this.owned.userStories?.find((s) => s.id === id);
     if (owned) applyPatch(owned, patch);
-    this.writtenKey = keyOf(writeJsonAtomic(this.path, this.document()));
+    this.pending = true;
   }
 
   /** Checks prd.json against gantry's copy now (the end of a run), restoring it if someone edited it. */
   settle(): void {
-    if (this.guard()) this.writtenKey = keyOf(writeJsonAtomic(this.path, this.document()));
+    if (this.guard() || this.pending) {
+      this.pending = false;
+      this.writtenKey = keyOf(writeJsonAtomic(this.path, this.document()));
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ import { statSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { setTimeout as delay } from "node:timers/promises";
+import { noteCommand } from "./activity.js";
 import { OutputTail } from "./output-tail.js";
 import { processGroup } from "./process-group.js";
 import { MAX_TIMER_MS, within } from "./timeout.js";
@@ -29,6 +30,11 @@ export interface ExecOptions {
    * and `/bin/sh -c command` runs inside it.
    */
   wrapper?: readonly string[];
+  /**
+   * The command is not meant to change files (tests, lint, typecheck): the judge afterwards checks that it
+   * did not with a stat pass instead of building the tree again (activity.ts). Unset: it may change them.
+   */
+  readsOnly?: boolean;
   /** Sees every piece of output as it arrives. A listener that throws is not fatal; it is not called again. */
   onOutput?: (chunk: string) => void;
 }
@@ -83,6 +89,7 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
 
     const shell = ["/bin/sh", "-c", options.command];
     const [bin, ...args] = options.wrapper?.length ? [...options.wrapper, ...shell] : shell;
+    const ended = noteCommand(options.readsOnly !== true);
     const child = spawn(bin as string, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
@@ -149,6 +156,7 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
       child.stdout.destroy();
       child.stderr.destroy();
       for (const flush of flushers) flush();
+      ended();
       resolve({
         command: options.command,
         exitCode,

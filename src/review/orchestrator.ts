@@ -1,3 +1,4 @@
+import PQueue from "p-queue";
 import type { ReviewCheck, ReviewResult } from "../model/review.js";
 import type { PluginReviewer } from "../plugins/types.js";
 import { runQualityCommand } from "../verification/quality-command.js";
@@ -15,7 +16,7 @@ export interface ReviewPlugins {
 }
 
 /**
- * Runs typecheck and lint (those configured), then the plugin reviewers, and announces
+ * Runs typecheck and lint (those configured) concurrently, then the plugin reviewers, and announces
  * `review:start` / `review:result`.
  */
 export async function runReview(
@@ -29,20 +30,26 @@ export async function runReview(
   const reviewers = plugins.reviewers ?? [];
   run.bus.emit("review:start", { storyId, checks: [...checks, ...reviewers.map(checkName)] });
   const judged = await run.git.judge();
-  const results: ReviewCheck[] = [];
-  for (const name of checks) {
-    const command = commands[name] as string;
-    const outcome = await runQualityCommand(run, command, 256 * 1024);
-    const success = outcome.exitCode === 0 && !outcome.timedOut;
-    const output = outcome.timedOut ? `${outcome.output}\n[timed out]` : outcome.output;
-    results.push({
-      name,
-      success,
-      exitCode: outcome.exitCode,
-      output: output.slice(-16_000),
-      findings: success ? [] : findingsOf(output),
-    });
-  }
+  // The checks are independent and only read the tree: they run at the same time (one after the other,
+  // typecheck and lint of a real project took 21 s), their results kept in the configured order.
+  const queue = new PQueue({ concurrency: Math.max(1, checks.length) });
+  const results: ReviewCheck[] = await Promise.all(
+    checks.map((name) =>
+      queue.add(async (): Promise<ReviewCheck> => {
+        const command = commands[name] as string;
+        const outcome = await runQualityCommand(run, command, 256 * 1024);
+        const success = outcome.exitCode === 0 && !outcome.timedOut;
+        const output = outcome.timedOut ? `${outcome.output}\n[timed out]` : outcome.output;
+        return {
+          name,
+          success,
+          exitCode: outcome.exitCode,
+          output: output.slice(-16_000),
+          findings: success ? [] : findingsOf(output),
+        };
+      }),
+    ),
+  );
   if (reviewers.length > 0 && !run.signal.aborted) {
     const ran = await runPluginReviewers(reviewers, {
       root: run.root,

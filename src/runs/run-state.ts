@@ -46,11 +46,20 @@ export class RunState {
   }
 
   update(patch: Partial<RunStateData>): void {
+    this.defer(patch);
+    this.save();
+  }
+
+  /**
+   * Changes the state in memory only; the next `update` writes it with its own change (one fsync fewer).
+   * For what resume does not depend on between now and that next write: a crash before it leaves the
+   * previous state, which resume already handles (a `committing` not yet cleared is reconciled from git).
+   */
+  defer(patch: Partial<RunStateData>): void {
     Object.assign(this.data, patch, { updatedAt: new Date().toISOString() });
     for (const [key, value] of Object.entries(patch)) {
       if (value === undefined) delete (this.data as unknown as Record<string, unknown>)[key];
     }
-    this.save();
   }
 
   private save(): void {

@@ -1,5 +1,7 @@
 import { buildPrompt, type PromptInput } from "../agents/prompt.js";
+import { EMPTY_TREE, JudgeRefusal, UNBORN } from "../git/judge.js";
 import type { AgentRole } from "../model/agent.js";
+import type { Judged } from "../model/ledger.js";
 import type { StageResult } from "../model/stage.js";
 import { runAgentSession } from "./agent-session.js";
 import type { StoryContext } from "./context.js";
@@ -45,10 +47,23 @@ export async function agentStep(
   return undefined;
 }
 
-/** No work since the story began: HEAD is still its base and no file (outside .gantry/) is changed. */
-export async function changedNothing(ctx: StoryContext): Promise<boolean> {
+/**
+ * No work since the story began: HEAD is still its base and the judged tree is its tree (.gantry/ aside).
+ * Derived from the tree the judge built, not from another look at the disk. A tree the judge refuses is
+ * a change: the stage that records a verdict on it says why.
+ */
+export async function changedNothing(ctx: StoryContext, judgedNow?: Judged): Promise<boolean> {
   const { git } = ctx.run;
-  return (await git.head()) === ctx.baseSha && (await git.dirtyFiles()).length === 0;
+  let judged: Judged;
+  try {
+    judged = judgedNow ?? (await git.judge());
+  } catch (error) {
+    if (error instanceof JudgeRefusal) return false;
+    throw error;
+  }
+  if (judged.sha !== ctx.baseSha) return false;
+  if (judged.sha === UNBORN) return judged.tree === EMPTY_TREE;
+  return git.sameContent(judged.sha, judged.tree);
 }
 
 /**

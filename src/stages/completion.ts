@@ -16,10 +16,14 @@ export const completionStage: Stage = {
   enabled: () => true,
   async execute(ctx) {
     const { run, story } = ctx;
-    if (await changedNothing(ctx))
+    // The last guard looks at the disk whatever ran before it: what it judges here is what is committed.
+    // The ignored files are listed at the same time (both only read the working tree).
+    const listing = ctx.ignoredAtStart ? run.git.newIgnoredSources(ctx.ignoredAtStart) : Promise.resolve([]);
+    listing.catch(() => undefined);
+    const judged = await run.git.judge({ recheck: true });
+    if (await changedNothing(ctx, judged))
       return { action: "fail", reason: "the story changed nothing; an empty change is not a story done" };
-    const judged = await run.git.judge();
-    const hidden = ctx.ignoredAtStart ? await run.git.newIgnoredSources(ctx.ignoredAtStart) : [];
+    const hidden = await listing;
     if (hidden.length > 0) {
       const kept = setAsideIgnored(run, hidden);
       const list = `${hidden.slice(0, 10).join(", ")}${hidden.length > 10 ? `, … (${hidden.length})` : ""}`;
@@ -50,7 +54,9 @@ export const completionStage: Stage = {
       run.state.update({ committing: undefined });
       return { action: "fail", reason: `the commit did not land as judged: ${(error as Error).message}` };
     }
-    run.state.update({ committing: undefined });
+    // Cleared with the next write (the next pass's start or the run's end): a crash before that leaves
+    // `committing`, which resume reconciles from git (the commit landed with the judged tree: it stands).
+    run.state.defer({ committing: undefined });
     return { action: "continue" };
   },
 };

@@ -15,7 +15,8 @@ export const routingStage: Stage = {
     if (!ctx.route) return { action: "fail", reason: "no routing decision for this pass" };
     const { decision, routerError } = ctx.route;
     if (routerError !== undefined) return { action: "fail", reason: routerError };
-    run.stories.update(story.id, {
+    // Written with the story's next status change (the decision is made again if a crash loses it).
+    run.stories.defer(story.id, {
       routing: {
         ...story.routing,
         complexity: decision.complexity,

@@ -17,6 +17,7 @@ export function runQualityCommand(
     ...(how.changesCode && run.sandbox ? { wrapper: run.sandbox } : {}),
     command,
     cwd: run.root,
+    readsOnly: how.changesCode !== true,
     timeoutMs: run.config.quality.timeoutSeconds * 1000,
     signal: run.signal,
     env: testEnvironment(process.env, run.config.quality.stripEnv),

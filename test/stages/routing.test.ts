@@ -30,7 +30,7 @@ describe("routing stage", () => {
       config,
       plugins,
       signal: new AbortController().signal,
-      stories: { update: (id: string, patch: unknown) => updates.push([id, patch]) },
+      stories: { defer: (id: string, patch: unknown) => updates.push([id, patch]) },
     } as unknown as RunContext;
     const subject = story({ title: "Fix a typo" });
     const route = await decideRoute(subject, config, plugins.routers);

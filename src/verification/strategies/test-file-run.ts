@@ -32,6 +32,7 @@ export async function runTestFile(options: {
   const outcome = await execCommand({
     command,
     cwd: options.cwd,
+    readsOnly: true,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     env: options.env,

@@ -1,6 +1,5 @@
 import { copyFileSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { changedFiles } from "../../git/changed-files.js";
 import { UNBORN } from "../../git/repo.js";
 import type { EventPayloads } from "../../model/events.js";
 import type { Judged, Verdict } from "../../model/ledger.js";
@@ -67,7 +66,7 @@ async function judgeStrength(ctx: StoryWork, tree: string): Promise<TestStrength
       "the story started before the first commit: there is no code before it to run against",
     );
   }
-  const changed = (await changedFiles(run.root, ctx.baseSha)).filter(
+  const changed = (await run.git.changedFiles(ctx.baseSha, tree)).filter(
     (file) => !file.split("/").some((part) => SKIPPED_DIRS.has(part)),
   );
   const present = changed.filter((file) => isRegularFile(join(run.root, file)));

@@ -1,0 +1,46 @@
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { isFullScan, makeProbe, statCheck, subcommandOf } from "../../bench/cost-probe.js";
+import { makeFeatureProject, timeGantry } from "../../bench/feature-project.js";
+
+/**
+ * gantry's own cost per story in git work, counted by a `git` shim first on PATH: a story (agent, verify,
+ * test-integrity, review, completion, commit) reads the whole working tree at most twice (the judge's
+ * `add -A` and the ignored-files listing), whatever else it asks git.
+ */
+describe("scans per story", () => {
+  const project = makeFeatureProject(3, 100);
+  const probe = makeProbe();
+  after(() => {
+    project.remove();
+    probe.remove();
+  });
+
+  it("a story after the first reads the whole working tree at most twice; a run adds at most two", async () => {
+    await timeGantry(project, undefined, probe.env);
+    const commands = probe.gitCommands();
+    // One story's work ends with its commit (commit-tree): split the log there.
+    const stories: string[][][] = [[]];
+    for (const args of commands) {
+      (stories.at(-1) as string[][]).push(args);
+      if (subcommandOf(args).name === "commit-tree") stories.push([]);
+    }
+    const [first, second, third, rest] = stories;
+    assert.ok(first && second && third && rest, `three commits in ${commands.length} git commands`);
+    const scans = (segment: string[][]) => segment.filter(isFullScan).map((a) => a.join(" "));
+    for (const segment of [second, third]) {
+      assert.ok(scans(segment).length <= 2, `scans in one story:\n${scans(segment).join("\n")}`);
+      assert.ok(segment.filter(statCheck).length >= 1, "the tree is checked after the tests and checks ran");
+    }
+    assert.ok(scans(first).length <= 4, `the first story and the run's start:\n${scans(first).join("\n")}`);
+    // The deferred regression after the last commit runs no git scan.
+    assert.equal(scans(rest).length, 0, scans(rest).join("\n"));
+    // Children node forked, split the same way (the commit is one shell running commit-tree).
+    const perStory: number[] = [0];
+    for (const child of probe.children()) {
+      perStory[perStory.length - 1] = (perStory.at(-1) as number) + 1;
+      if (child.join(" ").includes("commit-tree")) perStory.push(0);
+    }
+    for (const n of perStory.slice(1, 3)) assert.ok(n <= 15, `${n} children in one story (was 21)`);
+  });
+});
