@@ -17,7 +17,7 @@ describe("scans per story", () => {
   });
 
   it("a story after the first reads the whole working tree at most twice; a run adds at most two", async () => {
-    await timeGantry(project, undefined, probe.env);
+    await timeGantry(project, undefined, [], probe.env);
     const commands = probe.gitCommands();
     // One story's work ends with its commit (commit-tree): split the log there.
     const stories: string[][][] = [[]];
