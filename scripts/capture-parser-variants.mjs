@@ -11,7 +11,8 @@
 // vitest/jest/mocha installed from the npm registry into a temporary folder (not gantry's dependencies),
 // go (apt: golang-go) and cargo. A missing tool skips its variants with a printed reason.
 //
-//   node scripts/capture-parser-variants.mjs [--only WORD] [--list]
+//   node scripts/capture-parser-variants.mjs [--only WORD] [--list] [--install]
+// --install first installs the Debian packages above that are missing (as root, with apt-get).
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -26,6 +27,32 @@ const chosen = variants.filter((v) => !only || v.file.includes(only) || v.tool =
 if (args.includes("--list")) {
   for (const v of chosen) console.log(`${v.file}\t${v.tool}\t${v.cmd}`);
   process.exit(0);
+}
+
+const DEBIAN_PACKAGES = [
+  "python3-pytest",
+  "python3-pytest-xdist",
+  "python3-pytest-cov",
+  "python3-pytest-rerunfailures",
+  "python3-pytest-subtests",
+  "golang-go",
+];
+if (args.includes("--install")) {
+  const missing = DEBIAN_PACKAGES.filter(
+    (pkg) => spawnSync("dpkg", ["-s", pkg], { stdio: "ignore" }).status !== 0,
+  );
+  if (missing.length > 0) {
+    console.log(`capture: installing ${missing.join(" ")} (apt-get)`);
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    spawnSync("apt-get", ["update", "-qq"], { stdio: "inherit", env, timeout: 300_000 });
+    const r = spawnSync("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing], {
+      stdio: "inherit",
+      env,
+      timeout: 900_000,
+    });
+    if (r.status !== 0)
+      console.log(`capture: could not install ${missing.join(" ")}; their variants will skip`);
+  }
 }
 
 const work = mkdtempSync(join(tmpdir(), "gantry-capture-"));
