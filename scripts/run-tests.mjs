@@ -6,13 +6,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith("-"));
-const flags = process.argv.slice(2).filter((a) => a.startsWith("-"));
+// `*.full.test.ts` are the long end-to-end profiles: run by `npm run test:full` (--full), or when named.
+const full = process.argv.includes("--full") || process.env.GANTRY_TEST_PROFILE === "full";
+const flags = process.argv.slice(2).filter((a) => a.startsWith("-") && a !== "--full");
+let leftOut = 0;
 const files = [];
 const walk = (dir) => {
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     if (name === "fixtures" || name === "node_modules") continue;
     if (statSync(path).isDirectory()) walk(path);
+    else if (name.endsWith(".full.test.ts") && !full) leftOut += 1;
     else if (name.endsWith(".test.ts")) files.push(path);
   }
 };
@@ -20,6 +24,8 @@ for (const root of roots.length ? roots : ["test"]) {
   if (statSync(root).isDirectory()) walk(root);
   else files.push(root);
 }
+if (leftOut > 0)
+  console.log(`# ${leftOut} long end-to-end files (*.full.test.ts) left out: npm run test:full runs them`);
 // Most tests wait on child processes (git, node, the built CLI), so three files at a time keep two cores busy.
 const concurrency = flags.some((f) => f.startsWith("--test-concurrency")) ? [] : ["--test-concurrency=3"];
 const args = ["--import", "tsx", "--test", "--test-reporter=spec", ...concurrency, ...flags, ...files];

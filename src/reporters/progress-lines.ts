@@ -39,8 +39,11 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
         ...(r.action === "retry" ? { fromStage: r.fromStage } : {}),
       });
     }
-    case "verify:result":
-      return `${e.storyId} ${testsLabel(e.strategy, e.scope)}: ${e.status} (${e.passCount} passed, ${e.failCount} failed, ${e.skipCount} skipped; ${e.runner})${e.reason ? ` — ${oneLine(e.reason)}` : ""}`;
+    case "verify:result": {
+      // An unreadable verdict's reason starts with its status; the line already says it once.
+      const reason = e.reason?.startsWith(`${e.status}: `) ? e.reason.slice(e.status.length + 2) : e.reason;
+      return `${e.storyId} ${testsLabel(e.strategy, e.scope)}: ${e.status} (${e.passCount} passed, ${e.failCount} failed, ${e.skipCount} skipped; ${e.runner})${reason ? ` — ${oneLine(reason)}` : ""}`;
+    }
     case "review:result":
       return `${e.storyId} review: ${e.checks.map((c) => `${c.name} ${c.success ? "ok" : "failed"}`).join(", ") || "no checks configured"}`;
     case "readiness:result": {

@@ -21,7 +21,7 @@ import { malformedPrd } from "./malformed-prd.js";
 
 const seed = chaosSeed();
 const IN_PROCESS = Number.parseInt(process.env.GANTRY_FUZZ_CASES ?? "1200", 10);
-const THROUGH_CLI = Number.parseInt(process.env.GANTRY_FUZZ_CLI_CASES ?? "40", 10);
+const THROUGH_CLI = Number.parseInt(process.env.GANTRY_FUZZ_CLI_CASES ?? "10", 10);
 const MAX_MESSAGE = 1_000;
 
 type Target = "config" | "prd";

@@ -34,16 +34,18 @@ const module = (name: string) => ({
 });
 
 /** Waits for a live run to ask a question the server can answer; returns the run and the question. */
+/** The first answerable question, other than `answered` (the page's view may lag an answer by one poll). */
 export async function pendingQuestion(
   port: number,
   headers: Record<string, string>,
+  answered: readonly string[] = [],
 ): Promise<{ runId: string; requestId: string; options: string[] }> {
   for (let i = 0; i < 600; i++) {
     const runs = (await call(port, "GET", "/api/runs", { headers })).body as unknown as RunListItem[];
     for (const run of runs.filter((r) => r.live)) {
       const view = (await call(port, "GET", `/api/runs/${run.runId}`, { headers }))
         .body as unknown as RunView;
-      const question = view.pending.find((q) => q.answerable);
+      const question = view.pending.find((q) => q.answerable && !answered.includes(q.id));
       if (question) return { runId: run.runId, requestId: question.id, options: question.options };
     }
     await new Promise((r) => setTimeout(r, 100));
@@ -114,7 +116,7 @@ describe("gantry serve steering a real run of the built CLI", { timeout: 120_000
       });
       assert.equal(answer.status, 200, answer.text);
       // US-3 asks too: this time a phone answers, signed by the reference client.
-      const next = await pendingQuestion(server.port, auth);
+      const next = await pendingQuestion(server.port, auth, [requestId]);
       assert.notEqual(next.requestId, requestId);
       const signedAnswer = await gantry(root, [
         "devices",
