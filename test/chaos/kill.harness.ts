@@ -186,7 +186,9 @@ export async function runTrial(seed: number, options: { parallel?: number } = {}
   const parallel = options.parallel ?? 1;
   // A parallel trial carries 8 stories: each is merged and judged twice, and kills land among them as densely.
   const { ids, stories, plan } = trialPlan(rng, parallel > 1 ? PARALLEL_STORIES : STORIES);
-  const faults = parallel > 1 ? parallelFaults(rng) : trialFaults(rng);
+  // gantry commits with hooks off (core.hooksPath=/dev/null), so a commit-hook fault never fires: every
+  // trial's faults are kills at seeded events, or a trial could end with nothing injected.
+  const faults = parallel > 1 ? parallelFaults(rng) : trialFaults(rng, ["kill-pid", "kill-group"]);
   const root = chaosProject({ stories, plan });
   installCommitHooks(root);
   const marker = `kill-${seed}-${process.pid}-${Math.random().toString(36).slice(2)}`;
