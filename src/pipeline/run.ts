@@ -19,6 +19,7 @@ import {
 } from "../stages/post-run/deferred-regression.js";
 import { totalCostBasis } from "../subscribers/cost-log.js";
 import { wireSubscribers } from "../subscribers/index.js";
+import { removeLeftoverTemps } from "../util/atomic-write.js";
 import { acquireLock } from "./lock.js";
 import { settleStoryWorktrees } from "./parallel/leftovers.js";
 import { readyMainTree, workerCount } from "./parallel/main-tree.js";
@@ -64,6 +65,8 @@ interface Walk {
 export async function runFeature(options: RunOptions): Promise<number> {
   const release = acquireLock(options.root);
   try {
+    // A run killed while writing prd.json leaves its temp file beside it: the tree would not be clean.
+    removeLeftoverTemps(options.prdPath);
     const { previous, worktrees } = await checkStart(options);
     const prd = loadPrd(options.prdPath);
     const { run, closeLog } = await createRunContext({ ...options, prd });

@@ -4,7 +4,9 @@ import {
   fstatSync,
   fsyncSync,
   openSync,
+  readdirSync,
   renameSync,
+  rmSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
@@ -53,4 +55,37 @@ function fsyncDir(dir: string): void {
 
 export function writeJsonAtomic(path: string, value: unknown): BigIntStats {
   return writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/**
+ * Removes the temp files `writeFileAtomic` left beside `path` when the process that wrote them was killed
+ * mid-write (its pid is gone); a live writer's temp file is left alone.
+ */
+export function removeLeftoverTemps(path: string): void {
+  const dir = dirname(path);
+  const pattern = new RegExp(`^\\.${escapeRegExp(basename(path))}\\.(\\d+)\\.\\d+\\.tmp$`);
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = pattern.exec(name)?.[1];
+    if (pid === undefined || processAlive(Number(pid))) continue;
+    rmSync(join(dir, name), { force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
