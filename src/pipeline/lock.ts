@@ -1,6 +1,7 @@
 import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { InputError } from "../config/input-error.js";
+import { processAlive } from "../process/process-group.js";
 
 export const LOCK_FILE = ".gantry/lock";
 
@@ -25,7 +26,7 @@ export function acquireLock(root: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       const pid = Number.parseInt(readFileSync(path, "utf8").trim(), 10);
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid)) {
         throw new InputError(
           LOCK_FILE,
           "",
@@ -36,13 +37,4 @@ export function acquireLock(root: string): () => void {
     }
   }
   throw new InputError(LOCK_FILE, "", "could not take the run lock");
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }

@@ -44,6 +44,12 @@ export function processGroup(pid: number | undefined): ProcessGroup {
   };
 }
 
+/** Whether a process with this id exists (signalling it may still be refused: EPERM). */
+export function processAlive(pid: number): boolean {
+  return anyMember(-pid);
+}
+
+/** Whether any process is in the group (a negative id: that one process). */
 function anyMember(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);

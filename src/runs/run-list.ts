@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { processAlive } from "../process/process-group.js";
 import { type RunStateData, readRunState } from "./run-state.js";
 
 /** One run as `gantry runs` lists it. */
@@ -32,7 +33,7 @@ export function listRunRecords(root: string, feature?: string): RunListing[] {
       runId: state.runId,
       feature: state.feature,
       startedAt: state.startedAt,
-      status: state.status === "running" && !alive(state.pid) ? "killed" : state.status,
+      status: state.status === "running" && !processAlive(state.pid) ? "killed" : state.status,
       ...tally(join(runs, name, "events.jsonl")),
       dir: join(".gantry", "runs", name),
     });
@@ -70,12 +71,3 @@ function tally(file: string): { passed: number; failed: number; costUsd: number 
 }
 
 const number = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { listRuns, RUNS_DIR } from "../ledger/runs.js";
+import { processAlive } from "../process/process-group.js";
 import { type RunStateData, readRunState } from "../runs/run-state.js";
 
 export const EVENTS_LOG = "events.jsonl";
@@ -18,16 +19,6 @@ export interface RunFiles {
 }
 
 export const runDir = (root: string, runId: string) => join(root, RUNS_DIR, runId);
-
-/** Whether a process with this id exists (and we may signal it or not). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 export function readRunFiles(root: string, runId: string): RunFiles {
   const dir = runDir(root, runId);

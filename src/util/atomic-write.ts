@@ -11,6 +11,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { processAlive } from "../process/process-group.js";
 
 /**
  * Writes a whole file so that a crash at any moment leaves either the old content or the new: temp file, fsync, rename.
@@ -74,15 +75,6 @@ export function removeLeftoverTemps(path: string): void {
     const pid = pattern.exec(name)?.[1];
     if (pid === undefined || processAlive(Number(pid))) continue;
     rmSync(join(dir, name), { force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
