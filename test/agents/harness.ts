@@ -127,7 +127,12 @@ export function request(
 /** A prompt of about `bytes` characters, with lines that make a cut or a reordering visible. */
 export function bigPrompt(bytes: number): string {
   const lines: string[] = ["# Implement: US-001 — big", 'it\'s "quoted" $HOME `tick` \\ back'];
-  for (let i = 0; lines.join("\n").length < bytes; i++) lines.push(`line ${i}: ${"x".repeat(90)} ünïcødé ✓`);
+  let length = lines.join("\n").length;
+  for (let i = 0; length < bytes; i++) {
+    const line = `line ${i}: ${"x".repeat(90)} ünïcødé ✓`;
+    lines.push(line);
+    length += line.length + 1;
+  }
   return `${lines.join("\n")}\nEND OF PROMPT\n`;
 }
 
