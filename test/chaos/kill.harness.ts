@@ -17,7 +17,7 @@ import {
 import { checkAfterKill, checkFinal } from "./kill.checks.js";
 
 /**
- * One crash trial: a feature of 20 stories played by the sh agent (some fail once and need rectify,
+ * One crash trial: a feature of STORIES stories played by the sh agent (some fail once and need rectify,
  * some need lintFix, some lose an agent session and escalate, some are slow), the built CLI killed with
  * SIGKILL at seeded moments, then `gantry run` again until it finishes (bounded). Returns what happened
  * and every broken invariant; the same seed replays the same trial (up to timing).
@@ -56,7 +56,10 @@ export interface TrialReport {
   violations: string[];
 }
 
-const STORIES = 20;
+/** Stories of a sequential trial: 8 in `npm test`, 20 in test:full and test:chaos (GANTRY_CHAOS_STORIES). */
+const STORIES = Math.max(2, Number.parseInt(process.env.GANTRY_CHAOS_STORIES ?? "8", 10) || 8);
+/** About 27 events a story: kills land anywhere up to the deferred regression. */
+const EVENTS_PER_STORY = 27;
 const PARALLEL_STORIES = 8;
 const MAX_RUNS_AFTER_FAULTS = 4;
 
@@ -96,15 +99,14 @@ export function trialPlan(rng: Rng, count = STORIES) {
   return { ids, stories, plan, kinds };
 }
 
-export function trialFaults(rng: Rng, modes: readonly FaultMode[] = FAULT_MODES): Fault[] {
+export function trialFaults(rng: Rng, modes: readonly FaultMode[] = FAULT_MODES, stories = STORIES): Fault[] {
   const count = rng.chance(0.35) ? 2 : 1;
   return Array.from({ length: count }, () => {
     const mode = rng.pick(modes);
     const commitMode = mode === "before-commit" || mode === "after-commit";
     return {
       mode,
-      // A feature of 20 stories emits about 530 events: kills land anywhere up to the deferred regression.
-      after: commitMode ? rng.int(1, 20) : rng.int(1, 540),
+      after: commitMode ? rng.int(1, stories) : rng.int(1, stories * EVENTS_PER_STORY),
       jitterMs: rng.int(0, 120),
     };
   });

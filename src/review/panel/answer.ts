@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
-import Ajv2020 from "ajv/dist/2020.js";
+import { createRequire } from "node:module";
+import type Ajv2020 from "ajv/dist/2020.js";
 import type { ReviewAnswer } from "../../config/review-answer-schema.js";
 
 /** The committed schema every reviewer's answer is validated against (generated from the zod source). */
@@ -12,7 +13,9 @@ let compiled: Validate | undefined;
 
 function validator(): Validate {
   if (!compiled) {
-    const ajv = new Ajv2020.default({ strict: false, allErrors: false });
+    // Loaded on the first answer: importing ajv costs every run ~100 ms, and most runs have no panel.
+    const { default: Ajv } = createRequire(import.meta.url)("ajv/dist/2020.js") as typeof Ajv2020;
+    const ajv = new Ajv({ strict: false, allErrors: false });
     compiled = ajv.compile(JSON.parse(readFileSync(ANSWER_SCHEMA_URL, "utf8"))) as Validate;
   }
   return compiled;
