@@ -40,7 +40,7 @@ describe("gantry serve and gantry devices", () => {
     });
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
     try {
-      for (let i = 0; i < 200 && !/#token=/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 1200 && !/#token=/.test(out); i++) await new Promise((r) => setTimeout(r, 50));
       const [, port, token] = /^gantry serve: http:\/\/127\.0\.0\.1:(\d+)\/#token=(\S+)$/m.exec(out) ?? [];
       assert.ok(port && token, out + err);
       const file = join(root, ".gantry", "serve", "token");

@@ -53,7 +53,7 @@ export async function pendingQuestion(
   throw new Error("no question came");
 }
 
-describe("gantry serve steering a real run of the built CLI", { timeout: 120_000 }, () => {
+describe("gantry serve steering a real run of the built CLI", { timeout: 300_000 }, () => {
   it("a question answered on the page and one signed by a phone let the run go on; a skip control skips a later story", async () => {
     const root = makeProject({
       stories: [
