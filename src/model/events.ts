@@ -155,6 +155,8 @@ export interface EventPayloads {
     ask?: boolean;
     /** Research findings gantry verified and counted in the score. */
     findings?: number;
+    /** Set when this is the story's earlier pass carried onto the tree it commits (the tree first judged). */
+    carriedFrom?: string;
     judged: Judged;
     attempt: number;
   };
@@ -172,11 +174,12 @@ export interface EventPayloads {
   };
   /**
    * The between-stories check (quality.commands build, smoke, demo) on a checkout of one tree: at `entry`
-   * the committed tree a story starts from, at `exit` the tree it would commit.
+   * the committed tree a story starts from, at `exit` the tree it would commit, at `merge` the tree a
+   * `--parallel` merge (or a shard's) would commit to the feature branch.
    */
   "story-check:result": {
     storyId: string;
-    phase: "entry" | "exit";
+    phase: "entry" | "exit" | "merge";
     verdict: Verdict;
     checks: StoryCheckRun[];
     judged: Judged;

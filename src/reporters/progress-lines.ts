@@ -47,7 +47,8 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
     case "review:result":
       return `${e.storyId} review: ${e.checks.map((c) => `${c.name} ${c.success ? "ok" : "failed"}`).join(", ") || "no checks configured"}`;
     case "readiness:result": {
-      if (e.gaps.length === 0) return undefined;
+      // A verdict carried onto the tree to commit was shown when it was judged.
+      if (e.gaps.length === 0 || e.carriedFrom) return undefined;
       const gaps = e.gaps.map((g) => `${g.code}${g.severity === "warning" ? " (warning)" : ""}`).join(", ");
       const accepted = e.accepted.length > 0 ? `; accepted: ${e.accepted.join(", ")}` : "";
       return `${e.storyId} readiness ${e.verdict}: ${gaps}${accepted}`;

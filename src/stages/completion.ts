@@ -4,6 +4,7 @@ import { gateStates, unmetGates } from "../ledger/gate-rule.js";
 import { oneLine } from "../util/text.js";
 import { changedNothing } from "./agent-step.js";
 import type { StoryContext } from "./context.js";
+import { carryReadiness } from "./readiness-carry.js";
 import type { Stage } from "./stage.js";
 import { storyCheckAtExit } from "./story-check.js";
 
@@ -34,6 +35,7 @@ export const completionStage: Stage = {
     }
     const broken = await storyCheckAtExit(ctx, judged);
     if (broken) return broken;
+    carryReadiness(ctx, judged);
     const unmet = unmetGates(
       gateStates(run.verdicts.entries, judged.tree, run.mandatoryGates, { storyId: story.id }),
     );

@@ -19,12 +19,12 @@ export interface StoryCheckOutcome {
 
 /**
  * The between-stories check (quality.commands build, smoke, demo) on a checkout of one tree: at `entry`
- * HEAD, the committed tree the story starts from; at `exit` the tree the story would commit. Announced as
+ * HEAD, the committed tree the story starts from; at `exit` (and `merge`) the tree to commit. Announced as
  * `story-check:result` (the ledger's `story-check` gate, bound to that tree). Undefined when none is set.
  */
 export async function storyCheck(
   ctx: StoryContext,
-  phase: "entry" | "exit",
+  phase: "entry" | "exit" | "merge",
   exitTree?: Judged,
 ): Promise<StoryCheckOutcome | undefined> {
   const { run } = ctx;

@@ -103,6 +103,7 @@ export function wireLedger(
         ...(event.accepted.length > 0 ? { accepted: event.accepted } : {}),
         ...(event.gapSet.length > 0 ? { gapSet: event.gapSet } : {}),
         ...(event.findings ? { findings: event.findings } : {}),
+        ...(event.carriedFrom ? { carriedFrom: event.carriedFrom } : {}),
       }),
     );
   });

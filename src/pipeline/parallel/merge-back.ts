@@ -7,14 +7,19 @@ import { commitSubjectOf, refTip } from "../../git/worktree.js";
 import { gateStates, unmetGates } from "../../ledger/gate-rule.js";
 import type { Story } from "../../prd/story.js";
 import type { RunContext, StoryContext } from "../../stages/context.js";
+import { carryReadiness } from "../../stages/readiness-carry.js";
 import { regressionStage } from "../../stages/regression.js";
 import { reviewStage } from "../../stages/review.js";
 import type { Stage } from "../../stages/stage.js";
+import { failingChecks, storyCheck } from "../../stages/story-check.js";
 import { verifyStage } from "../../stages/verify.js";
 import { runStages } from "../runner.js";
 import type { StoryWorktree, WorktreeHome } from "./story-worktrees.js";
 
-/** What judges a merged tree again: the story's scoped tests (and the gates verify runs), review, inline regression. */
+/**
+ * What judges a merged tree again: the story's scoped tests (and the gates verify runs), review, inline
+ * regression; then (judgeAgain) the story-check commands on it, and the story's readiness pass carried.
+ */
 const MERGE_STAGES: readonly Stage[] = [verifyStage, reviewStage, regressionStage];
 
 export type MergeOutcome =
@@ -131,6 +136,14 @@ async function judgeAgain(
   });
   const judged = await ctx.git.judge();
   if (outcome.action !== "continue") return { tree: judged.tree, reason: outcome.reason };
+  // "The app still works after this story" is a claim about the tree committed: the merged one.
+  const app = await storyCheck(sctx, "merge", judged);
+  if (app && app.verdict !== "pass")
+    return {
+      tree: judged.tree,
+      reason: ctx.signal.aborted ? "interrupted" : `story-check: ${failingChecks(app.checks)}`,
+    };
+  carryReadiness(sctx, judged);
   const unmet = unmetGates(
     gateStates(ctx.verdicts.entries, judged.tree, ctx.mandatoryGates, { storyId: story.id }),
   );
