@@ -64,6 +64,8 @@ export async function ledgerCheckCommand(options: {
   dir?: string;
   json?: boolean;
   feature?: string;
+  /** With --json: takes the report instead of stdout (merge-shards prints it inside its own one document). */
+  onJson?: (report: Record<string, unknown>) => void;
 }): Promise<number> {
   const root = projectRoot(options.dir);
   const judged = await judgeWorkingTree(root);
@@ -88,7 +90,9 @@ export async function ledgerCheckCommand(options: {
     }));
     const unverified = ledgers.reduce((sum, ledger) => sum + ledger.forged.length, 0);
     const report = { ok, tree: judged.tree, sha: judged.sha, mandatory, gatesFrom: source, gates };
-    process.stdout.write(`${JSON.stringify({ ...report, key: key !== undefined, unverified })}\n`);
+    const full = { ...report, key: key !== undefined, unverified };
+    if (options.onJson) options.onJson(full);
+    else process.stdout.write(`${JSON.stringify(full)}\n`);
     return ok ? EXIT.ok : EXIT.failed;
   }
   const tree = `tree ${shortHash(judged.tree)}`;

@@ -131,10 +131,14 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
         process.stderr.write(`gantry: ${note}\n`);
     }
     let exitCode = code;
+    let ledgerCheck: Record<string, unknown> | undefined;
     if (options.mergeShards) {
-      // merge-shards ends with `gantry ledger check` on the result (with --json, its JSON line comes first).
+      // merge-shards ends with `gantry ledger check` on the result (with --json, as `ledgerCheck` in its one document).
       const { ledgerCheckCommand } = await import("./ledger.js");
-      const checked = await ledgerCheckCommand({ dir: root, ...(options.json ? { json: true } : {}) });
+      const checked = await ledgerCheckCommand({
+        dir: root,
+        ...(options.json ? { json: true, onJson: (report) => (ledgerCheck = report) } : {}),
+      });
       if (code === EXIT.ok) exitCode = checked;
     }
     if (options.json)
@@ -142,6 +146,7 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
         ...featureStatus(root, options.feature),
         ...runJsonOf(options.feature, facts),
         exitCode,
+        ...(ledgerCheck ? { ledgerCheck } : {}),
       });
     return exitCode;
   } finally {

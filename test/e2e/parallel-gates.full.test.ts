@@ -78,7 +78,7 @@ describe("gantry run --parallel 2 with story-check and readiness mandatory", { t
     assert.equal(result.code, 0, result.stderr.slice(-3000));
     assert.equal(prdStories(root).A?.status, "passed");
     assert.equal(prdStories(root).B?.status, "passed");
-    const { events, ledger } = lastRun(root) as { events: Event[]; ledger: Line[] };
+    const { events, ledger } = lastRun(root) as unknown as { events: Event[]; ledger: Line[] };
     for (const id of ["A", "B"]) {
       const merge = events.find((e) => e.type === "story:merge" && e.storyId === id);
       assert.equal(merge?.outcome, "merged", JSON.stringify(merge));
@@ -105,7 +105,7 @@ describe("gantry run --parallel 2 with story-check and readiness mandatory", { t
   it("a story whose merge breaks the smoke command is not committed; its work is kept under refs/gantry/failed", async () => {
     const result = await run("C", "D");
     assert.equal(result.code, 1, result.stderr.slice(-3000));
-    const { events, ledger } = lastRun(root) as { events: Event[]; ledger: Line[] };
+    const { events, ledger } = lastRun(root) as unknown as { events: Event[]; ledger: Line[] };
     const merges = events.filter((e) => e.type === "story:merge");
     assert.deepEqual(
       merges.map((e) => `${e.storyId}:${e.outcome}`),

@@ -103,8 +103,24 @@ describe("shards over CI runners, simulated: a bare repository as the remote, on
     );
     for (const r of results) assert.equal(r.code, 0, r.stderr.slice(-2000));
     const merger = runner();
-    const merged = await gantry(merger, ["merge-shards", "--feature", "f"], { env });
+    const merged = await gantry(merger, ["merge-shards", "--feature", "f", "--json"], { env });
     assert.equal(merged.code, 1, merged.stderr);
+    // --json: exactly one JSON document on stdout, the run's outcome with the closing ledger check inside.
+    const doc = JSON.parse(merged.stdout) as {
+      exitCode: number;
+      stories: { id: string; status: string }[];
+      ledgerCheck: { ok: boolean; tree: string; gates: { gate: string; ok: boolean }[] };
+    };
+    assert.equal(merged.stdout.trim().split("\n").length, 1, merged.stdout);
+    assert.equal(doc.exitCode, 1);
+    assert.deepEqual(
+      doc.stories.map((s) => `${s.id}:${s.status}`),
+      ["P:passed", "Q:failed"],
+    );
+    // The branch as it stands (P merged, Q not) passes every mandatory gate.
+    assert.equal(doc.ledgerCheck.ok, true, JSON.stringify(doc.ledgerCheck));
+    assert.match(doc.ledgerCheck.tree, /^[0-9a-f]{40}$/);
+    assert.ok(doc.ledgerCheck.gates.some((g) => g.gate === "verify" && g.ok));
     assert.match(
       merged.stderr,
       /shard 2 \(gantry\/f\/shard-2\) did not merge: merge conflict .* in src\/same\.js \(story Q\)/,
