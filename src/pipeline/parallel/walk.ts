@@ -70,6 +70,12 @@ export async function walkInParallel(
   /** One story's work in a worker slot; undefined when the run began stopping before its turn. */
   const work = async (story: Story): Promise<Worked | undefined> => {
     if (stopping()) return undefined;
+    // Every worker's spend counts against one cap: past it, a story not begun is not begun (it keeps its place).
+    const capped = costCapReached(run);
+    if (capped) {
+      walk.pauseReason ??= capped;
+      return undefined;
+    }
     const leftover = leftovers.get(story.id);
     leftovers.delete(story.id);
     const worktree = leftover ?? (await openStoryWorktree(home, book, story.id, await run.git.head()));
@@ -187,4 +193,11 @@ async function finishedEarlier(
 ): Promise<boolean> {
   if (leftover.head === leftover.base) return false;
   return (await commitSubjectOf(home.top, leftover.head)) === commitSubject(story.id, story.title);
+}
+
+/** Why no story may start for the cost cap (`execution.costLimitUsd`, 0 = none), as the agent session says it. */
+function costCapReached(run: RunContext): string | undefined {
+  const limit = run.config.execution.costLimitUsd;
+  if (limit <= 0 || run.cost.usd < limit) return undefined;
+  return `cost limit reached: $${run.cost.usd.toFixed(2)} of $${limit.toFixed(2)}`;
 }
