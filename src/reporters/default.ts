@@ -136,6 +136,11 @@ function settled(args: EventArgs, model: RunModel, paint: Palette): string[] {
       ];
     case "escalation:tier-change":
       return [paint.dim(`  ↑ ${e.storyId} ${e.from} → ${e.to}: ${oneLine(e.reason)}`)];
+    // --parallel: a story's pass in its worktree counts once it merged into the feature branch.
+    case "story:merge":
+      return e.outcome === "merged"
+        ? [paint.dim(`  ⤷ ${e.storyId} merged into the feature branch (${(e.sha ?? "").slice(0, 12)})`)]
+        : [paint.yellow(`  ⤷ ${e.storyId} did not merge: ${oneLine(e.reason ?? "")}`)];
     case "run:pause":
       return [paint.yellow(`⏸ run paused: ${oneLine(e.reason)}`)];
     case "run:error":
