@@ -24,7 +24,9 @@ const commitsOf = (root: string, id: string) =>
     .split("\n")
     .filter((s) => s.startsWith(`gantry(${id}):`)).length;
 
-describe("gantry run --parallel 2: Ctrl-C and the cost cap hold across workers", { timeout: 600_000 }, () => {
+describe("gantry run --parallel 2: Ctrl-C, the cost cap and the tamper check hold across workers", {
+  timeout: 600_000,
+}, () => {
   it("Ctrl-C while two stories' agents run: exit 130, no agent process left, both worktrees' work kept, and the next run finishes both", async () => {
     // Unsandboxed, so it is gantry's process-group kill (not bwrap's PID namespace) that takes the sessions down.
     const config = chaosConfig({ agent: { sandbox: "off" } });
@@ -181,5 +183,55 @@ describe("gantry run --parallel 2: Ctrl-C and the cost cap hold across workers",
     assert.equal(complete.exitCode, 3);
     const pause = events.find((e) => e.type === "run:pause");
     assert.match(String(pause?.reason), /cost limit reached: \$0\.10 of \$0\.05/);
+  });
+
+  it("ref changes an agent makes in the shared ref store are found, a moved one put back, and its story fails; gantry's own ref moves meanwhile (another story's merge) are not the agent's", async () => {
+    const config = chaosConfig({
+      agent: { timeoutSeconds: 300, sandbox: "off", command: { run: `node ${JSON.stringify(SCRIPTED)}` } },
+    });
+    const root = makeProject({
+      stories: [story("A"), story("B")],
+      plan: {},
+      config,
+      files: { "tools/check.sh": QUICK_CHECK },
+    });
+    git(root, "branch", "side");
+    const baseline = git(root, "rev-parse", "HEAD").trim();
+    const home = mkdtempSync(join(tmpdir(), "gantry-parallel-tamper-agent-"));
+    const at = JSON.stringify(root);
+    // A's session waits until B merged (gantry moved the feature branch and B's refs while A ran), then
+    // moves a branch and makes one.
+    const sh = `for i in $(seq 1 1250); do git -C ${at} log --format=%s | grep -q 'merge gantry(B)' && break; sleep 0.2; done; git -C ${at} update-ref refs/heads/side HEAD; git -C ${at} update-ref refs/heads/evil HEAD`;
+    const plan: Record<string, AgentSession[]> = {
+      A: [{ write: moduleWithTest("ma", 2), sh }],
+      B: [{ write: moduleWithTest("mb", 2) }],
+    };
+    writeFileSync(join(home, ".agent-plan.json"), JSON.stringify(plan));
+    const run = await gantry(root, ["run", "-f", "f", "--parallel", "2"], {
+      env: { SCRIPTED_AGENT_HOME: home, SCRIPTED_AGENT_SH_TIMEOUT_MS: "260000" },
+      timeoutMs: 500_000,
+    });
+    assert.equal(run.code, 1, run.stderr.slice(-3000));
+    assert.equal(git(root, "rev-parse", "side").trim(), baseline, "the moved branch is put back");
+    const { ledger } = lastRun(root);
+    const tamper = ledger.filter((l) => l.gate === "tamper");
+    assert.deepEqual(
+      tamper.map((l) => `${l.storyId}:${l.verdict}`),
+      ["A:fail"],
+    );
+    const changes = ((tamper[0]?.detail ?? {}) as { changes?: { what: string; restored: boolean }[] })
+      .changes;
+    assert.deepEqual(
+      (changes ?? []).map((c) => `${c.what.replace(/[0-9a-f]{12}/g, "<sha>")} ${c.restored}`).sort(),
+      // A created ref is recorded, not deleted (src/git/tamper-snapshot.ts: refs/stash would lose its entries).
+      ["refs/heads/evil created at <sha> false", "refs/heads/side moved from <sha> to <sha> true"],
+    );
+    assert.equal(prdStories(root).A?.status, "failed");
+    assert.equal(prdStories(root).B?.status, "passed");
+    assert.equal(commitsOf(root, "B"), 1);
+    assert.equal(commitsOf(root, "A"), 0);
+    // Nothing A did is lost: its uncommitted work went to the stash, as in a sequential run.
+    assert.match(git(root, "stash", "list"), /gantry\(A\) failed work/);
+    assert.equal(git(root, "worktree", "list").trim().split("\n").length, 1);
   });
 });
