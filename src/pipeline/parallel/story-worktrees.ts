@@ -2,7 +2,14 @@ import { existsSync, rmSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { runGit } from "../../git/exec.js";
 import type { RefBook } from "../../git/ref-book.js";
-import { addWorktree, listWorktrees, refTip, removeWorktree, swapRef } from "../../git/worktree.js";
+import {
+  addWorktree,
+  isAncestor,
+  listWorktrees,
+  refTip,
+  removeWorktree,
+  swapRef,
+} from "../../git/worktree.js";
 
 /** Where a repository's story worktrees and branches are, and the one rule for naming them. */
 export interface WorktreeHome {
@@ -45,6 +52,9 @@ export const storyBranch = (feature: string, storyId: string) =>
   `${storyBranchPrefix(feature)}${refSafe(storyId)}`;
 /** Where a story's work is kept when it is not merged: nothing a story did is lost with its worktree. */
 export const failedRef = (storyId: string) => `refs/gantry/failed/${refSafe(storyId)}`;
+/** Where an earlier set-aside of the story goes when a later one takes `failedRef`: the n-th, from 1. */
+export const earlierFailedRef = (storyId: string, n: number) =>
+  `refs/gantry/earlier/${refSafe(storyId)}/${n}`;
 
 /** The folder this feature's story worktrees are made in. */
 export function worktreesDir(home: WorktreeHome): string {
@@ -126,6 +136,9 @@ export async function retireStoryWorktree(
     if (tip && !merged && tip !== worktree.base) {
       kept = failedRef(worktree.storyId);
       const previous = await refTip(home.top, kept);
+      // A story set aside before (a merge that failed, then its rerun failing too) keeps that work as well.
+      if (previous && previous !== tip && !(await isAncestor(home.top, previous, tip)))
+        await keepEarlier(home, book, worktree.storyId, previous);
       await swapRef(home.top, kept, tip, previous, `gantry: ${worktree.storyId} set aside`);
       book.record(kept, tip);
     }
@@ -136,4 +149,22 @@ export async function retireStoryWorktree(
     }
     return kept;
   });
+}
+
+/** Keeps an earlier set-aside of the story under the first free `refs/gantry/earlier/<id>/<n>`. */
+async function keepEarlier(
+  home: WorktreeHome,
+  book: RefBook,
+  storyId: string,
+  commit: string,
+): Promise<void> {
+  for (let n = 1; ; n++) {
+    const ref = earlierFailedRef(storyId, n);
+    const there = await refTip(home.top, ref);
+    if (there === commit) return;
+    if (there !== undefined) continue;
+    await swapRef(home.top, ref, commit, undefined, `gantry: ${storyId} set aside earlier`);
+    book.record(ref, commit);
+    return;
+  }
 }

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { existsSync, mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { RefBook } from "../../../src/git/ref-book.js";
+import {
+  earlierFailedRef,
+  failedRef,
+  openStoryWorktree,
+  retireStoryWorktree,
+  worktreeHome,
+} from "../../../src/pipeline/parallel/story-worktrees.js";
+import { git, write } from "../../support/fixture-repo.js";
+
+async function fixture() {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "gantry-story-worktrees-")));
+  git(root, "init", "-q", "-b", "main");
+  git(root, "config", "user.name", "t");
+  git(root, "config", "user.email", "t@example.com");
+  write(root, "src/a.js", "a\n");
+  git(root, "add", "-A");
+  git(root, "commit", "-q", "-m", "base");
+  const home = await worktreeHome(root, "f");
+  const book = new RefBook();
+  /** One attempt at story D from main's tip: a commit in its worktree, then the worktree retired unmerged. */
+  const failedAttempt = async (text: string) => {
+    const worktree = await openStoryWorktree(home, book, "D", git(root, "rev-parse", "HEAD"));
+    write(worktree.path, "src/d.js", text);
+    git(worktree.path, "add", "-A");
+    git(worktree.path, "commit", "-q", "-m", `attempt ${text.trim()}`);
+    const tip = git(worktree.path, "rev-parse", "HEAD");
+    const kept = await retireStoryWorktree(home, book, worktree, false);
+    assert.equal(existsSync(worktree.path), false);
+    return { tip, kept };
+  };
+  return { root, failedAttempt };
+}
+
+describe("retireStoryWorktree", () => {
+  it("sets an unmerged story's commits aside in refs/gantry/failed/<id>, and keeps earlier set-asides of it too", async () => {
+    const { root, failedAttempt } = await fixture();
+    const first = await failedAttempt("1\n");
+    assert.equal(first.kept, failedRef("D"));
+    assert.equal(git(root, "rev-parse", failedRef("D")), first.tip);
+    assert.equal(git(root, "for-each-ref", "refs/heads/gantry"), "", "the story branch is gone");
+    // The rerun on the tip fails too: its work takes the ref, the first attempt's stays reachable.
+    const second = await failedAttempt("2\n");
+    const third = await failedAttempt("3\n");
+    assert.equal(git(root, "rev-parse", failedRef("D")), third.tip);
+    assert.equal(git(root, "rev-parse", earlierFailedRef("D", 1)), first.tip);
+    assert.equal(git(root, "rev-parse", earlierFailedRef("D", 2)), second.tip);
+    assert.equal(git(root, "show", `${earlierFailedRef("D", 1)}:src/d.js`), "1");
+  });
+});
