@@ -71,7 +71,13 @@ export async function walkInParallel(
   const work = async (story: Story): Promise<Worked | undefined> => {
     if (stopping()) return undefined;
     // Every worker's spend counts against one cap: past it, a story not begun is not begun (it keeps its place).
-    const capped = costCapReached(run);
+    let capped = costCapReached(run);
+    if (capped && interactive(run)) {
+      // The cost-exceeded trigger's answer (a raised cap) may still be on its way.
+      await run.bus.flush();
+      if (stopping()) return undefined;
+      capped = costCapReached(run);
+    }
     if (capped) {
       walk.pauseReason ??= capped;
       return undefined;
