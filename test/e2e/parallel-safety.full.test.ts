@@ -24,7 +24,7 @@ const commitsOf = (root: string, id: string) =>
     .split("\n")
     .filter((s) => s.startsWith(`gantry(${id}):`)).length;
 
-describe("gantry run --parallel 2: Ctrl-C, the cost cap and the tamper check hold across workers", {
+describe("gantry run --parallel: Ctrl-C, the cost cap, the tamper check and set-aside work hold across workers", {
   timeout: 600_000,
 }, () => {
   it("Ctrl-C while two stories' agents run: exit 130, no agent process left, both worktrees' work kept, and the next run finishes both", async () => {
@@ -232,6 +232,56 @@ describe("gantry run --parallel 2: Ctrl-C, the cost cap and the tamper check hol
     assert.equal(commitsOf(root, "A"), 0);
     // Nothing A did is lost: its uncommitted work went to the stash, as in a sequential run.
     assert.match(git(root, "stash", "list"), /gantry\(A\) failed work/);
+    assert.equal(git(root, "worktree", "list").trim().split("\n").length, 1);
+  });
+
+  it("a story whose merge fails twice (a conflict, then again on its rerun) fails, and both attempts' work is kept", async () => {
+    const config = chaosConfig({
+      agent: { timeoutSeconds: 300, command: { run: `node ${JSON.stringify(SCRIPTED)}` } },
+    });
+    const root = makeProject({
+      stories: [story("C"), story("D"), story("E", { dependencies: ["C"] })],
+      plan: {},
+      config,
+      files: { "tools/check.sh": QUICK_CHECK },
+    });
+    const home = mkdtempSync(join(tmpdir(), "gantry-parallel-twice-agent-"));
+    const log = JSON.stringify(join(home, ".agent-log.jsonl"));
+    const until = (condition: string) => `for i in $(seq 1 1250); do ${condition} && exit 0; sleep 0.2; done`;
+    const merged = (id: string) =>
+      `git -C ${JSON.stringify(root)} log --format=%s | grep -q 'merge gantry(${id})'`;
+    const same = (value: number) => ({ "src/same.js": `export function same() {\n  return ${value};\n}\n` });
+    // D's first attempt adds src/same.js after C added its own (a conflict); E, on C's tip, changes it while
+    // D's rerun (on that same tip) works, and merges first: D's rerun conflicts again.
+    const plan: Record<string, AgentSession[]> = {
+      C: [{ write: { ...same(3), ...moduleWithTest("mc", 2) } }],
+      D: [
+        { write: { ...same(4), ...moduleWithTest("md", 2) }, sh: until(merged("C")) },
+        { write: { ...same(5), ...moduleWithTest("md", 2) }, sh: until(merged("E")) },
+      ],
+      E: [
+        {
+          write: { ...same(6), ...moduleWithTest("me", 2) },
+          sh: until(`[ "$(grep -c '"story":"D"' ${log})" -ge 2 ]`),
+        },
+      ],
+    };
+    writeFileSync(join(home, ".agent-plan.json"), JSON.stringify(plan));
+    const run = await gantry(root, ["run", "-f", "f", "--parallel", "3", "--reporter", "json"], {
+      env: { SCRIPTED_AGENT_HOME: home, SCRIPTED_AGENT_SH_TIMEOUT_MS: "260000" },
+      timeoutMs: 500_000,
+    });
+    assert.equal(run.code, 1, run.stderr.slice(-3000));
+    const merges = lastRun(root).events.filter((e) => e.type === "story:merge");
+    assert.deepEqual(
+      merges.map((e) => `${e.storyId}:${e.outcome}`),
+      ["C:merged", "D:conflict", "E:merged", "D:conflict"],
+    );
+    assert.equal(prdStories(root).D?.status, "failed");
+    assert.equal(commitsOf(root, "D"), 0);
+    assert.match(git(root, "show", "HEAD:src/same.js"), /return 6;/);
+    assert.match(git(root, "show", "refs/gantry/failed/D:src/same.js"), /return 5;/);
+    assert.match(git(root, "show", "refs/gantry/earlier/D/1:src/same.js"), /return 4;/);
     assert.equal(git(root, "worktree", "list").trim().split("\n").length, 1);
   });
 });
