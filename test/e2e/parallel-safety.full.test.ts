@@ -69,7 +69,8 @@ describe("gantry run --parallel: Ctrl-C, the cost cap, the tamper check and set-
     const left = markedProcesses(marker);
     await reapMarked(marker);
     assert.equal(result.code, 130, result.stderr.slice(-2000));
-    assert.ok(took < 15_000, `stopped ${took} ms after Ctrl-C`);
+    // The sessions sleep 120 s: only a stop that waited for them takes this long, even on a loaded machine.
+    assert.ok(took < 100_000, `stopped ${took} ms after Ctrl-C`);
     assert.deepEqual(
       left.map((p) => `${p.pgid} ${p.cmdline}`),
       [],
