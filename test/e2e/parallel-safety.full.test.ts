@@ -29,11 +29,11 @@ describe("gantry run --parallel: Ctrl-C, the cost cap, the tamper check and set-
 }, () => {
   it("Ctrl-C while two stories' agents run: exit 130, no agent process left, both worktrees' work kept, and the next run finishes both", async () => {
     // Unsandboxed, so it is gantry's process-group kill (not bwrap's PID namespace) that takes the sessions down.
-    const config = chaosConfig({ agent: { sandbox: "off" } });
+    const config = chaosConfig({ agent: { sandbox: "off", timeoutSeconds: 900 } });
     const plan = Object.fromEntries(
       ["A", "B"].map((id) => {
         const work = moduleWithTest(`m${id.toLowerCase()}`, 2);
-        return [id, [{ write: work, sleepMs: 120_000 }, { write: work }]];
+        return [id, [{ write: work, sleepMs: 300_000 }, { write: work }]];
       }),
     );
     const root = makeProject({
@@ -51,7 +51,7 @@ describe("gantry run --parallel: Ctrl-C, the cost cap, the tamper check and set-
     const marker = `par-stop-${process.pid}-${Math.random().toString(36).slice(2)}`;
     const running = startGantry(root, ["run", "-f", "f", "--parallel", "2"], {
       env: { GANTRY_CHAOS_MARKER: marker, SCRIPTED_AGENT_HOME: home },
-      timeoutMs: 300_000,
+      timeoutMs: 600_000,
     });
     const agents = () => markedProcesses(marker).filter((p) => p.cmdline.includes("quick-agent.sh"));
     await waitFor("both stories' agent sessions", () => agents().length >= 2, 120_000);
@@ -69,7 +69,8 @@ describe("gantry run --parallel: Ctrl-C, the cost cap, the tamper check and set-
     const left = markedProcesses(marker);
     await reapMarked(marker);
     assert.equal(result.code, 130, result.stderr.slice(-2000));
-    // The sessions sleep 120 s: only a stop that waited for them takes this long, even on a loaded machine.
+    // The sessions sleep 300 s (the agent timeout is 900 s): only a stop that waited for them takes this
+    // long, even on a loaded machine.
     assert.ok(took < 100_000, `stopped ${took} ms after Ctrl-C`);
     assert.deepEqual(
       left.map((p) => `${p.pgid} ${p.cmdline}`),
