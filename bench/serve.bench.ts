@@ -7,14 +7,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { makeFeatureProject } from "./feature-project.js";
-import { benchEnvironment, CLI, expectOk, median, type Row, row, timeCommand } from "./harness.js";
+import { benchEnvironment, CLI, expectOk, median, REPO, type Row, row, timeCommand } from "./harness.js";
 
 const STORIES = Number(process.env.BENCH_SERVE_STORIES ?? 20);
 const PAIRS = Number(process.env.BENCH_SERVE_PAIRS ?? 3);
 const CLIENTS = 50;
-const REQUESTS = 1000;
 
 /** User + system CPU of a process so far, in ms (clock ticks of 10 ms). */
 const cpuMs = (pid: number) => {
@@ -26,7 +25,11 @@ const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
 async function startServe(root: string): Promise<{ child: ChildProcess; url: string; token: string }> {
-  const child = spawn(process.execPath, [CLI, "serve", "--dir", root], {
+  // BENCH_SERVE_PROF=<dir>: the server writes a CPU profile there when it stops (node --cpu-prof).
+  const profile = process.env.BENCH_SERVE_PROF
+    ? ["--cpu-prof", `--cpu-prof-dir=${resolve(process.env.BENCH_SERVE_PROF)}`]
+    : [];
+  const child = spawn(process.execPath, [...profile, CLI, "serve", "--dir", root], {
     cwd: root,
     env: benchEnvironment(),
     stdio: ["ignore", "pipe", "ignore"],
@@ -46,90 +49,102 @@ async function startServe(root: string): Promise<{ child: ChildProcess; url: str
   return { child, url: found[1] as string, token: found[2] as string };
 }
 
-/** 50 clients reading the event stream until aborted; returns how many bytes they read in all. */
-function openClients(url: string, token: string, signal: AbortSignal): Promise<number>[] {
-  return Array.from({ length: CLIENTS }, async () => {
-    let bytes = 0;
-    try {
-      const response = await fetch(`${url}api/events`, {
-        headers: { authorization: `Bearer ${token}` },
-        signal,
-      });
-      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        bytes += value.length;
-      }
-    } catch {}
-    return bytes;
+/**
+ * The clients (bench/serve-load.ts) in their own process at nice 19: in real use they are on other
+ * machines, so they must not take the 2 cores from the run and the server being measured.
+ */
+async function startLoad(url: string, token: string, spanMs: number) {
+  const child = spawn(
+    "nice",
+    [
+      "-n",
+      "19",
+      process.execPath,
+      "--import",
+      "tsx",
+      join(REPO, "bench", "serve-load.ts"),
+      url,
+      token,
+      String(spanMs),
+    ],
+    { cwd: REPO, env: benchEnvironment(), stdio: ["pipe", "pipe", "inherit"] },
+  );
+  let out = "";
+  child.stdout?.setEncoding("utf8");
+  child.stdout?.on("data", (chunk: string) => {
+    out += chunk;
   });
-}
-
-/** 1,000 requests, two at a time, spaced to last about `spanMs`: lists, views, and refused ones. */
-async function fireRequests(url: string, token: string, spanMs: number): Promise<number> {
-  const auth = { authorization: `Bearer ${token}` };
-  let runId: string | undefined;
-  let sent = 0;
-  const gap = spanMs / REQUESTS;
-  const worker = async () => {
-    while (sent < REQUESTS) {
-      const n = sent++;
-      const started = Date.now();
-      const kind = n % 4;
-      const response =
-        kind === 0
-          ? await fetch(`${url}api/runs`, { headers: auth })
-          : kind === 1 && runId
-            ? await fetch(`${url}api/runs/${runId}`, { headers: auth })
-            : kind === 2
-              ? await fetch(`${url}api/runs`, { headers: { authorization: "Bearer wrong" } })
-              : await fetch(`${url}api/runs/${runId ?? "x"}/answer`, {
-                  method: "POST",
-                  headers: { ...auth, "content-type": "application/json" },
-                  body: JSON.stringify({
-                    requestId: "00000000-0000-0000-0000-000000000000",
-                    action: "approve",
-                  }),
-                });
-      const text = await response.text();
-      if (kind === 0 && !runId) runId = (JSON.parse(text) as { runId: string }[])[0]?.runId;
-      await new Promise((r) => setTimeout(r, Math.max(0, 2 * gap - (Date.now() - started))));
-    }
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error("the serve bench's clients did not connect in 30 s")),
+      30_000,
+    );
+    const check = () => {
+      if (out.includes("ready\n")) {
+        clearTimeout(timer);
+        child.stdout?.off("data", check);
+        resolve();
+      }
+    };
+    child.stdout?.on("data", check);
+    child.once("exit", () => reject(new Error("the serve bench's clients exited before they connected")));
+  });
+  return {
+    child,
+    go: () => child.stdin?.write("go\n"),
+    finish: () =>
+      new Promise<{ sent: number; failed: number; read: number }>((resolve, reject) => {
+        child.once("exit", () => {
+          const line = out.trim().split("\n").at(-1) ?? "";
+          try {
+            resolve(JSON.parse(line));
+          } catch {
+            reject(new Error(`the serve bench's clients said: ${out.slice(-500)}`));
+          }
+        });
+        child.stdin?.end();
+      }),
   };
-  await Promise.all([worker(), worker()]);
-  return sent;
 }
 
 async function timedRun(template: string, withServer: boolean) {
   const root = mkdtempSync(join(tmpdir(), "gantry-bench-serve-"));
   cpSync(template, root, { recursive: true });
-  const stop = new AbortController();
   let server: Awaited<ReturnType<typeof startServe>> | undefined;
+  let load: Awaited<ReturnType<typeof startLoad>> | undefined;
   try {
-    let requests: Promise<number> | undefined;
-    let clients: Promise<number>[] = [];
     let rssBefore = 0;
+    let cpuBefore = 0;
     if (withServer) {
       server = await startServe(root);
-      clients = openClients(server.url, server.token, stop.signal);
-      await new Promise((r) => setTimeout(r, 500));
+      load = await startLoad(server.url, server.token, lastBaselineMs * 0.8);
+      await new Promise((r) => setTimeout(r, 300));
       rssBefore = rssMb(server.child.pid as number);
+      cpuBefore = cpuMs(server.child.pid as number);
     }
     const run = timeCommand(process.execPath, [CLI, "run", "--feature", "f", "--dir", root], {
       cwd: root,
       env: benchEnvironment(),
     });
-    if (server) requests = fireRequests(server.url, server.token, lastBaselineMs * 0.8);
+    load?.go();
     const timed = expectOk(`gantry run on ${STORIES} stories${withServer ? " with serve" : ""}`, await run);
-    const sent = (await requests) ?? 0;
     const rssAfter = server ? rssMb(server.child.pid as number) : 0;
-    const serverCpuMs = server ? cpuMs(server.child.pid as number) : 0;
-    stop.abort();
-    const read = (await Promise.all(clients)).reduce((a, b) => a + b, 0);
-    return { wallMs: timed.wallMs, rssBefore, rssAfter, sent, read, serverCpuMs, runCpuMs: timed.cpuMs };
+    const serverCpuMs = server ? cpuMs(server.child.pid as number) - cpuBefore : 0;
+    const { sent, failed, read } = (await load?.finish()) ?? { sent: 0, failed: 0, read: 0 };
+    return {
+      wallMs: timed.wallMs,
+      rssBefore,
+      rssAfter,
+      sent,
+      failed,
+      read,
+      serverCpuMs,
+      runCpuMs: timed.cpuMs,
+    };
   } finally {
+    load?.child.kill("SIGTERM");
     server?.child.kill("SIGTERM");
+    if (server) await new Promise((r) => server?.child.once("exit", r));
     rmSync(root, { recursive: true, force: true });
   }
 }
@@ -146,17 +161,27 @@ export async function runServeBench(): Promise<Row[]> {
     const runCpu: number[] = [];
     let rss = 0;
     let sent = 0;
+    let failed = 0;
     for (let i = 0; i < PAIRS; i++) {
-      const base = await timedRun(project.template, false);
-      plain.push(base.wallMs);
-      lastBaselineMs = base.wallMs;
+      // Interleaved, and every other pair the other way round: a machine getting busier or quieter
+      // during the bench weighs on both sides alike.
+      const baseFirst = i % 2 === 0;
+      const base = baseFirst ? await timedRun(project.template, false) : undefined;
+      if (base) lastBaselineMs = base.wallMs;
       const with50 = await timedRun(project.template, true);
+      const after = base ?? (await timedRun(project.template, false));
+      plain.push(after.wallMs);
+      lastBaselineMs = after.wallMs;
+      process.stderr.write(
+        `serve bench pair ${i + 1}/${PAIRS}: ${after.wallMs.toFixed(0)} ms alone, ${with50.wallMs.toFixed(0)} ms served, server CPU ${with50.serverCpuMs} ms, RSS ${with50.rssBefore.toFixed(0)}→${with50.rssAfter.toFixed(0)} MB, read ${with50.read} B\n`,
+      );
       served.push(with50.wallMs);
       growth.push(with50.rssAfter / with50.rssBefore);
       serverCpu.push(with50.serverCpuMs);
       if (with50.runCpuMs !== undefined) runCpu.push(with50.runCpuMs);
       rss = with50.rssAfter;
       sent = with50.sent;
+      failed += with50.failed;
       if (with50.read === 0) throw new Error("the SSE clients read nothing");
     }
     return [
@@ -165,10 +190,17 @@ export async function runServeBench(): Promise<Row[]> {
         served,
         median(plain),
         "ms",
-        "baseline: the same run, no server; goal ratio ≤ 1.10",
+        `baseline: the same run, no server; goal ratio ≤ 1.10; clients in their own process at nice 19${failed ? `; ${failed} requests failed` : ""}`,
       ),
       row(
-        "serve's own CPU over the run (incl. start-up)",
+        "the same, each pair's ratio (with serve / without)",
+        served.map((ms, i) => ms / (plain[i] as number)),
+        1,
+        "x",
+        "min and median of the pairs; the noise of a shared machine shows in max",
+      ),
+      row(
+        "serve's own CPU over the run",
         serverCpu,
         runCpu.length ? median(runCpu) : Number.NaN,
         "ms",

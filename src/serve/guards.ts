@@ -24,13 +24,14 @@ export function checkOrigin(req: IncomingMessage, hosts: Set<string>): string | 
   return undefined;
 }
 
-const digest = (text: string) => createHash("sha256").update(text).digest();
+/** The token as it is compared: its SHA-256, made once when the server starts. */
+export const tokenDigest = (text: string) => createHash("sha256").update(text).digest();
 
-/** `Authorization: Bearer <token>`, compared in constant time. */
-export function hasToken(req: IncomingMessage, token: string): boolean {
+/** `Authorization: Bearer <token>`, compared in constant time (digests of equal length). */
+export function hasToken(req: IncomingMessage, token: Buffer): boolean {
   const header = req.headers.authorization;
   if (!header?.startsWith("Bearer ")) return false;
-  return timingSafeEqual(digest(header.slice(7).trim()), digest(token));
+  return timingSafeEqual(tokenDigest(header.slice(7).trim()), token);
 }
 
 export class BodyError extends Error {

@@ -22,6 +22,8 @@ export class RunHub {
   private readonly clients = new Set<ServerResponse>();
   private timer: NodeJS.Timeout | undefined;
   private readonly cache = new Map<string, { version: number; json: string }>();
+  /** The run list as JSON, made again only after a poll that changed something. */
+  private listCache: string | undefined;
   private lastList = "";
   private polls = 0;
 
@@ -53,6 +55,12 @@ export class RunHub {
 
   list(): RunListItem[] {
     return [...this.watchers.values()].map((watcher) => watcher.summary()).reverse();
+  }
+
+  /** The run list as JSON, made once per change (every GET and every new client takes the same bytes). */
+  listJson(): string {
+    this.listCache ??= JSON.stringify(this.list());
+    return this.listCache;
   }
 
   /** A run's view with, for a live run, the feature's stories it has not reached yet. */
@@ -93,7 +101,7 @@ export class RunHub {
     });
     this.clients.add(response);
     response.on("close", () => this.clients.delete(response));
-    this.write(response, frame("runs", JSON.stringify(this.list())));
+    this.write(response, frame("runs", this.listJson()));
     const current = this.currentRunId();
     const json = current ? this.viewJson(current) : undefined;
     if (json) this.write(response, frame("run", json));
@@ -112,11 +120,12 @@ export class RunHub {
     for (const watcher of this.watchers.values()) {
       if (watcher.open && watcher.refresh()) changed.push(watcher.runId);
     }
+    if (added || changed.length > 0) this.listCache = undefined;
     if (this.clients.size === 0) return;
     // A comment line now and then keeps idle streams open through proxies and finds clients that left.
     if (++this.polls % 40 === 0) this.broadcast(": keep-alive\n\n");
     if (added || changed.length > 0) {
-      const list = JSON.stringify(this.list());
+      const list = this.listJson();
       // The list changes less often than a run does: sent only when it did.
       if (list !== this.lastList) this.broadcast(frame("runs", list));
       this.lastList = list;
@@ -127,12 +136,13 @@ export class RunHub {
     }
   }
 
-  /** One frame, made once, to every client. */
+  /** One frame, encoded once, to every client. */
   private broadcast(text: string): void {
-    for (const client of this.clients) this.write(client, text);
+    const bytes = Buffer.from(text, "utf8");
+    for (const client of this.clients) this.write(client, bytes);
   }
 
-  private write(client: ServerResponse, frame: string): void {
+  private write(client: ServerResponse, frame: string | Buffer): void {
     // A client whose socket buffer is already over 1 MiB is not reading: drop it.
     if (client.writableLength > 1024 * 1024) {
       client.destroy();

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { answerRequest, type Outcome, sendControl } from "./actions.js";
 import { type BodySchema, type BodyValidators, loadBodyValidators } from "./body-schemas.js";
-import { BodyError, checkOrigin, hasToken, ownHosts, parseJson, readBody } from "./guards.js";
+import { BodyError, checkOrigin, hasToken, ownHosts, parseJson, readBody, tokenDigest } from "./guards.js";
 import { RunHub } from "./hub.js";
 import { PAGE_CSP, PAGE_HTML } from "./page.js";
 import { RUN_ID_PATTERN } from "./run-files.js";
@@ -88,6 +88,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
     maxClients: options.maxClients ?? 64,
   });
   const validators = loadBodyValidators();
+  const token = tokenDigest(options.token);
   let hosts = new Set<string>();
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -134,7 +135,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
         code: "signature-on-token-route",
         message: "token routes take the bearer token, never a device signature",
       });
-    if (!hasToken(req, options.token))
+    if (!hasToken(req, token))
       return sendJson(res, 401, { code: "no-token", message: "missing or wrong bearer token" });
     return tokenRoutes(context, req.method ?? "GET");
   };
@@ -170,7 +171,10 @@ async function tokenRoutes(context: RouteContext, method: string): Promise<void>
       sendJson(res, 503, { code: "too-many-clients", message: "the event stream's client limit is reached" });
     return;
   }
-  if (method === "GET" && path === "/api/runs") return sendJson(res, 200, hub.list());
+  if (method === "GET" && path === "/api/runs") {
+    res.writeHead(200, { ...COMMON, "content-type": "application/json; charset=utf-8" });
+    return void res.end(hub.listJson());
+  }
   const match = /^\/api\/runs\/([^/]+)(?:\/(answer|control))?$/.exec(path);
   const runId = match ? decodeURIComponent(match[1] as string) : undefined;
   if (!match || runId === undefined || !RUN_ID_PATTERN.test(runId))
