@@ -72,9 +72,27 @@ function renderRun() {
     el("td", {}, v.live && s.status === "pending" ? el("button", { class: "skip", onclick: () => post("/api/runs/" + v.runId + "/control", { action: "skip", storyId: s.id }) }, "skip") : "")));
   const table = el("table", { id: "stories" },
     el("tr", {}, ...["story", "title", "status", "tier", "attempts", "stage", "cost", "gates (tree judged)", "reason", ""].map((h) => el("th", {}, h))),
-    ...rows);
+    ...v.stories.flatMap((s, i) => s.reviews && s.reviews.length ? [rows[i], findingsRow(s)] : [rows[i]]));
   const log = el("pre", { id: "log" }, v.log.join("\n"));
   root.replaceChildren(head, cost, runGates, controls, pending, table, el("h3", {}, "log"), log);
+}
+
+// The review panel's findings of a story, each with its basis (docs/review.md): the text is a model's, set as text.
+function findingsRow(s) {
+  const where = (f) => f.file + (f.line > 0 ? ":" + f.line : "");
+  const severity = (f) => f.raisedAs === f.severity ? f.severity : f.raisedAs + " → " + f.severity;
+  const decisions = s.reviews.map((d) => el("div", { class: "decision " + d.verdict, "data-attempt": String(d.attempt) },
+    el("p", { class: "decision-head" }, "review-decision " + d.verdict + " @" + d.attempt + " tree " + String(d.tree).slice(0, 10) + ": " + d.reason),
+    ...d.missing.map((m) => el("p", { class: "missing" }, m.reviewer + ": no valid answer (" + m.problem + ")")),
+    d.findings.length ? el("table", { class: "findings" },
+      el("tr", {}, ...["reviewer", "where", "severity", "finding", "basis"].map((h) => el("th", {}, h))),
+      ...d.findings.map((f) => el("tr", { class: "finding " + f.kind },
+        el("td", { class: "reviewers" }, f.reviewers.join(", ")),
+        el("td", { class: "where" }, where(f) + (f.ruleId ? " [" + f.ruleId + "]" : "")),
+        el("td", { class: "severity" }, severity(f)),
+        el("td", { class: "text" }, f.text),
+        el("td", { class: "basis" }, f.basis)))) : el("p", { class: "muted" }, "no findings")));
+  return el("tr", { class: "findings", id: "findings-" + s.id }, el("td", { colspan: "10" }, ...decisions));
 }
 
 async function choose(runId) {

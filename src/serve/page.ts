@@ -29,6 +29,11 @@ ul { margin: 0; padding-left: 16px; }
 button { margin-right: 6px; }
 pre#log { background: #111820; color: #d8e0e8; padding: 8px; max-height: 320px; overflow: auto; font-size: 12px; }
 #notice { color: #66707a; min-height: 1.4em; }
+tr.findings > td { padding: 2px 6px 10px 24px; background: #fafbfc; }
+.decision-head { margin: 4px 0; font-size: 12px; } .decision.fail .decision-head { color: #b42318; } .decision.pass .decision-head { color: #17803d; }
+table.findings { font-size: 12px; } table.findings td.text { white-space: pre-wrap; max-width: 520px; }
+tr.finding.blocker td.severity { color: #b42318; font-weight: 600; } tr.finding.lowered td.severity { color: #a15c00; }
+.missing { color: #b42318; font-size: 12px; margin: 2px 0; }
 `;
 
 /** The static page: no run data in it (that comes over the token-checked routes), so it needs no token. */

@@ -5,6 +5,7 @@ import { RUN_SCOPE } from "../ledger/entry.js";
 import type { EventArgs } from "../reporters/types.js";
 import { EventsTail, type LoggedEvent } from "./events-tail.js";
 import { logLine } from "./log-lines.js";
+import { DECISIONS_KEPT, type ReviewDecisionView, reviewDecisionView } from "./review-view.js";
 import { EVENTS_LOG, RUN_ENDS, readRunFiles, runDir } from "./run-files.js";
 
 const LOG_TAIL = 40;
@@ -28,6 +29,8 @@ export interface StoryView {
   costBasis: string[];
   gates: GateView[];
   reason?: string;
+  /** The review panel's decisions on this story, oldest first, each finding with its basis. */
+  reviews?: ReviewDecisionView[];
 }
 
 export interface PendingRequest {
@@ -114,6 +117,11 @@ export class RunWatcher {
     };
   }
 
+  /** The run's process was alive at the last refresh. */
+  get isLive(): boolean {
+    return this.live;
+  }
+
   /** Whether the run can still change: not ended, or its process is still there. */
   get open(): boolean {
     return !this.ended || this.live;
@@ -160,6 +168,7 @@ export class RunWatcher {
         ...story,
         costUsd: round(story.costUsd),
         gates: [...story.gates],
+        ...(story.reviews ? { reviews: [...story.reviews] } : {}),
       })),
       gates: [...this.runGates],
       pending,
@@ -242,6 +251,11 @@ export class RunWatcher {
       case "test-integrity:result":
         attempt(e.storyId, e.attempt);
         break;
+      case "review-decision:result": {
+        const story = this.story(e.storyId);
+        story.reviews = [...(story.reviews ?? []), reviewDecisionView(event)].slice(-DECISIONS_KEPT);
+        break;
+      }
       case "gate:verdict": {
         const story = this.story(e.storyId);
         story.gates.push({ gate: e.gate, verdict: e.verdict, tree: e.tree, attempt: e.attempt });

@@ -2,9 +2,57 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import type { PanelFinding } from "../../src/model/review.js";
+import { decidePanel } from "../../src/review/panel/decision.js";
 import { startServer } from "../../src/serve/server.js";
 import { Browser, chromiumMissing, SHOWN } from "./cdp.js";
 import { fakeRun, RUN_ID } from "./fake-run.js";
+
+const INJECTED = `<script>window.injected = 1</script><img src=x onerror="window.injected = 2"> never escaped`;
+
+/** A review-decision event as the run writes it: one corroborated blocker, one lowered, one suggestion. */
+function panelDecision() {
+  const record = (reviewer: string, findings: PanelFinding[]) => ({
+    reviewer,
+    ok: true,
+    findings,
+    durationMs: 1,
+    startedAt: "2026-01-01T00:00:00.000Z",
+    endedAt: "2026-01-01T00:00:01.000Z",
+  });
+  const finding = (reviewer: string, extra: Partial<PanelFinding>): PanelFinding => ({
+    reviewer,
+    file: "src/cart.ts",
+    line: 10,
+    severity: "blocking",
+    text: "total ignores the discount",
+    ...extra,
+  });
+  const records = [
+    record("a", [finding("a", {}), finding("a", { file: "src/ui.ts", line: 4, text: INJECTED })]),
+    record("b", [
+      finding("b", { line: 11 }),
+      finding("b", { file: "src/ui.ts", line: 9, severity: "suggestion", text: "rename it" }),
+    ]),
+  ];
+  const decision = decidePanel({ records });
+  return {
+    type: "review-decision:result",
+    storyId: "US-1",
+    verdict: decision.verdict,
+    reason: decision.reason,
+    blockers: decision.blockers,
+    lowered: decision.lowered,
+    others: decision.others,
+    reviewers: records.map(({ findings: _f, ...rest }) => rest),
+    judged: { sha: "d".repeat(40), tree: "c".repeat(40) },
+    attempt: 1,
+  };
+}
+
+/** Each finding row of US-1 as text: reviewers|where|severity|text|basis. */
+const FINDINGS = `JSON.stringify([...document.querySelectorAll("#findings-US-1 tr.finding")].map((tr) =>
+  [...tr.querySelectorAll("td")].map((td) => td.textContent).join("|")))`;
 
 if (chromiumMissing) console.log(`# serve page: browser checks skipped: ${chromiumMissing}`);
 
@@ -51,6 +99,29 @@ describe("gantry serve's page in headless Chromium", { skip: chromiumMissing, ti
       const after = JSON.parse(await browser.eval<string>(SHOWN));
       assert.deepEqual(after.rows, ["US-1|First|in-progress|fast|1|review", before.rows[1]]);
       assert.deepEqual(after.questions, before.questions);
+
+      // The panel's findings, each with its basis; a finding's text is a model's and must stay text.
+      run.append(panelDecision());
+      await browser.until(
+        `document.querySelectorAll("#findings-US-1 tr.finding").length === 3`,
+        "US-1's three panel findings",
+      );
+      assert.deepEqual(JSON.parse(await browser.eval<string>(FINDINGS)), [
+        "a, b|src/cart.ts:10|blocking|total ignores the discount|corroborated by a and b",
+        `a|src/ui.ts:4|blocking → important|${INJECTED}|lowered: raised by 1 reviewer (a), two needed; no failing test`,
+        "b|src/ui.ts:9|suggestion|rename it|raised as suggestion; kept as raised",
+      ]);
+      assert.deepEqual(
+        await browser.eval(
+          `[document.scripts.length, document.querySelectorAll("#run img, #run script").length, window.injected === undefined]`,
+        ),
+        [1, 0, true],
+        "the finding's markup is shown as text: no element made, no script run",
+      );
+      assert.match(
+        await browser.eval<string>(`document.querySelector("#findings-US-1 .decision-head").textContent`),
+        /^review-decision fail @1 tree c{10}: 1 blocking finding stands/,
+      );
 
       await browser.eval(`document.querySelector('button.answer[data-action="skip"]').click()`);
       const response = join(run.runDir, "interaction", `${run.requestId}.response.json`);
