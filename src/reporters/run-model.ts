@@ -3,6 +3,7 @@ import type { LedgerEntry } from "../model/ledger.js";
 import { countEnds, type EndStatus, type RunSummary } from "../model/run.js";
 import type { StageAction, StageName } from "../model/stage.js";
 import type { StoryStatus } from "../model/story.js";
+import { findingBasis } from "../review/panel/basis.js";
 import { oneLine, truncate } from "../util/text.js";
 import type { EventArgs } from "./types.js";
 
@@ -221,6 +222,9 @@ export class RunModel {
                   `blocking ${at(b)}: ${b.text} — ${b.basis === "corroborated" ? `raised by ${b.reviewers?.join(" and ")}` : b.basis === "failing-test" ? `${b.reviewer}'s test fails: ${b.testOutcome}` : "test-integrity"}`,
               ),
               ...e.lowered.map((l) => `lowered ${at(l)} (${l.reviewer}): ${l.text} — ${l.loweredBecause}`),
+              ...(e.others ?? []).map(
+                (o) => `${o.severity} ${at(o)} (${o.reviewer}): ${o.text} — ${findingBasis(o)}`,
+              ),
             ],
           },
         });

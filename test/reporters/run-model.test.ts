@@ -95,6 +95,50 @@ describe("run model", () => {
     assert.equal(second?.durationMs, 700);
   });
 
+  it("lists every review-panel finding of a decision with its basis, those kept as raised too", () => {
+    const model = new RunModel();
+    const emit = feed(model);
+    const f = { file: "src/a.ts", line: 3, text: "off by one" };
+    emit("story:start", { story: { id: "US-1", title: "t", status: "pending", attempts: 0 }, tier: "fast" });
+    emit("review-decision:result", {
+      storyId: "US-1",
+      verdict: "fail",
+      reason: "1 blocking finding stands",
+      blockers: [
+        {
+          ...f,
+          reviewer: "a",
+          reviewers: ["a", "b"],
+          severity: "blocking",
+          raisedAs: "blocking",
+          basis: "corroborated",
+        },
+      ],
+      lowered: [
+        {
+          ...f,
+          line: 9,
+          reviewer: "b",
+          severity: "important",
+          raisedAs: "blocking",
+          loweredBecause: "raised by 1 reviewer (b), two needed; no failing test",
+        },
+      ],
+      others: [
+        { ...f, line: 0, reviewer: "a", severity: "suggestion", raisedAs: "suggestion", text: "rename" },
+      ],
+      reviewers: [],
+      judged,
+      attempt: 1,
+    });
+    emit("gate:verdict", { ...verdict("fail"), gate: "review-decision" });
+    assert.deepEqual(model.stories.get("US-1")?.verdicts[0]?.evidence, [
+      "blocking src/a.ts:3: off by one — raised by a and b",
+      "lowered src/a.ts:9 (b): off by one — raised by 1 reviewer (b), two needed; no failing test",
+      "suggestion src/a.ts (a): rename — raised as suggestion; kept as raised",
+    ]);
+  });
+
   it("marks the story in flight paused when the run pauses", () => {
     const model = new RunModel();
     const emit = feed(model);

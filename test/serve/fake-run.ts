@@ -3,6 +3,9 @@ import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+import type { PanelFinding } from "../../src/model/review.js";
+import { decidePanel } from "../../src/review/panel/decision.js";
+
 export const RUN_ID = "20260101-120000-abcd";
 
 /** A project with one live run (state.json names this process) half way through US-1, asking a question. */
@@ -85,4 +88,47 @@ export function fakeRun(): { root: string; runDir: string; requestId: string; ap
   append({ type: "interaction:request", ...request });
   writeFileSync(join(runDir, "interaction", `${requestId}.request.json`), JSON.stringify(request));
   return { root, runDir, requestId, append };
+}
+
+/** Markup in a finding's text: the page must show it as text. */
+export const INJECTED = `<script>window.injected = 1</script><img src=x onerror="window.injected = 2"> never escaped`;
+
+/** A review-decision event as the run writes it: one corroborated blocker, one lowered, one suggestion. */
+export function panelDecision(storyId = "US-1") {
+  const record = (reviewer: string, findings: PanelFinding[]) => ({
+    reviewer,
+    ok: true,
+    findings,
+    durationMs: 1,
+    startedAt: "2026-01-01T00:00:00.000Z",
+    endedAt: "2026-01-01T00:00:01.000Z",
+  });
+  const finding = (reviewer: string, extra: Partial<PanelFinding>): PanelFinding => ({
+    reviewer,
+    file: "src/cart.ts",
+    line: 10,
+    severity: "blocking",
+    text: "total ignores the discount",
+    ...extra,
+  });
+  const records = [
+    record("a", [finding("a", {}), finding("a", { file: "src/ui.ts", line: 4, text: INJECTED })]),
+    record("b", [
+      finding("b", { line: 11 }),
+      finding("b", { file: "src/ui.ts", line: 9, severity: "suggestion", text: "rename it" }),
+    ]),
+  ];
+  const decision = decidePanel({ records });
+  return {
+    type: "review-decision:result",
+    storyId,
+    verdict: decision.verdict,
+    reason: decision.reason,
+    blockers: decision.blockers,
+    lowered: decision.lowered,
+    others: decision.others,
+    reviewers: records.map(({ findings: _f, ...rest }) => rest),
+    judged: { sha: "d".repeat(40), tree: "c".repeat(40) },
+    attempt: 1,
+  };
 }

@@ -2,53 +2,9 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import type { PanelFinding } from "../../src/model/review.js";
-import { decidePanel } from "../../src/review/panel/decision.js";
 import { startServer } from "../../src/serve/server.js";
 import { Browser, chromiumMissing, SHOWN } from "./cdp.js";
-import { fakeRun, RUN_ID } from "./fake-run.js";
-
-const INJECTED = `<script>window.injected = 1</script><img src=x onerror="window.injected = 2"> never escaped`;
-
-/** A review-decision event as the run writes it: one corroborated blocker, one lowered, one suggestion. */
-function panelDecision() {
-  const record = (reviewer: string, findings: PanelFinding[]) => ({
-    reviewer,
-    ok: true,
-    findings,
-    durationMs: 1,
-    startedAt: "2026-01-01T00:00:00.000Z",
-    endedAt: "2026-01-01T00:00:01.000Z",
-  });
-  const finding = (reviewer: string, extra: Partial<PanelFinding>): PanelFinding => ({
-    reviewer,
-    file: "src/cart.ts",
-    line: 10,
-    severity: "blocking",
-    text: "total ignores the discount",
-    ...extra,
-  });
-  const records = [
-    record("a", [finding("a", {}), finding("a", { file: "src/ui.ts", line: 4, text: INJECTED })]),
-    record("b", [
-      finding("b", { line: 11 }),
-      finding("b", { file: "src/ui.ts", line: 9, severity: "suggestion", text: "rename it" }),
-    ]),
-  ];
-  const decision = decidePanel({ records });
-  return {
-    type: "review-decision:result",
-    storyId: "US-1",
-    verdict: decision.verdict,
-    reason: decision.reason,
-    blockers: decision.blockers,
-    lowered: decision.lowered,
-    others: decision.others,
-    reviewers: records.map(({ findings: _f, ...rest }) => rest),
-    judged: { sha: "d".repeat(40), tree: "c".repeat(40) },
-    attempt: 1,
-  };
-}
+import { fakeRun, INJECTED, panelDecision, RUN_ID } from "./fake-run.js";
 
 /** Each finding row of US-1 as text: reviewers|where|severity|text|basis. */
 const FINDINGS = `JSON.stringify([...document.querySelectorAll("#findings-US-1 tr.finding")].map((tr) =>

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { describe, it } from "node:test";
@@ -16,7 +16,34 @@ import {
   REPO,
   story,
 } from "../e2e/harness.js";
+import { Browser, chromiumMissing } from "./cdp.js";
 import { call } from "./http.js";
+
+const SHOTS = process.env.GANTRY_SCREENSHOT_DIR ?? join(tmpdir(), "gantry-serve-screenshots");
+
+/** The finished run on the page in headless Chromium: the findings with their basis, markup as text. */
+async function showInBrowser(url: string, runId: string): Promise<void> {
+  const browser = await Browser.open(1400, 700);
+  try {
+    await browser.navigate(`${url}#token=${TOKEN}`);
+    await browser.until(`document.querySelector('[data-run="${runId}"]')`, "the run in the list");
+    await browser.eval(`document.querySelector('[data-run="${runId}"]').click()`);
+    await browser.until(
+      `document.querySelectorAll("#findings-US-1 tr.finding").length === 3`,
+      "the findings",
+    );
+    const texts = await browser.eval<string[]>(
+      `[...document.querySelectorAll("#findings-US-1 tr.finding td.text")].map((td) => td.textContent)`,
+    );
+    assert.equal(texts[1], INJECTED);
+    assert.equal(await browser.eval(`document.querySelectorAll("#run script").length`), 0);
+    mkdirSync(SHOTS, { recursive: true });
+    writeFileSync(join(SHOTS, "serve-3-findings.png"), await browser.screenshot());
+    console.log(`# screenshot: ${join(SHOTS, "serve-3-findings.png")}`);
+  } finally {
+    await browser.close();
+  }
+}
 
 /**
  * The review panel's findings on the page's data: a real run of the built CLI with two scripted reviewers
@@ -152,6 +179,7 @@ describe("the review panel's findings on gantry serve's page data (built CLI, re
       assert.match(first?.reason ?? "", /^1 blocking finding stands: src\/cart\.js:1 \(raised by a and b\)/);
       assert.deepEqual(rows(first), FIRST);
       assert.deepEqual(second?.findings, []);
+      if (!chromiumMissing) await showInBrowser(later.url, runId);
     } finally {
       await later.close();
     }
