@@ -29,10 +29,14 @@ export interface ReviewDecisionView {
   missing: { reviewer: string; problem: string }[];
 }
 
-/** A story keeps its newest decisions only: enough for every pass of a story, bounded whatever the file holds. */
-export const DECISIONS_KEPT = 10;
-const FINDINGS_KEPT = 400;
-const TEXT_KEPT = 4000;
+/**
+ * What the page keeps of a story's decisions, bounded whatever the file holds: every client gets the whole
+ * view on each change, so a panel that says much must not make every frame large. The run's events.jsonl
+ * and ledger keep everything.
+ */
+export const DECISIONS_KEPT = 5;
+const FINDINGS_KEPT = 100;
+const TEXT_KEPT = 1000;
 
 /**
  * A `review-decision:result` event read back from events.jsonl, as the page shows it. The file is read

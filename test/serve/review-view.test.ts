@@ -92,5 +92,17 @@ describe("a run's view of the review panel's decisions (from events.jsonl)", () 
       },
     ]);
     assert.equal(only.view().stories[0]?.reviews, undefined);
+
+    const long = fakeRun();
+    const decision = panelDecision();
+    long.append({ ...decision, blockers: [{ ...decision.blockers[0], text: "x".repeat(5000) }] });
+    const watcherLong = new RunWatcher(long.root, RUN_ID);
+    watcherLong.refresh();
+    const text = watcherLong.view().stories[0]?.reviews?.[0]?.findings[0]?.text ?? "";
+    assert.equal(
+      text,
+      `${"x".repeat(1000)}…`,
+      "a long text is clipped on the page (the run's files keep it)",
+    );
   });
 });
