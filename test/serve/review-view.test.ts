@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { redacted } from "../../src/serve/devices/routes.js";
 import { DECISIONS_KEPT } from "../../src/serve/review-view.js";
 import { RunWatcher } from "../../src/serve/run-view.js";
 import { fakeRun, INJECTED, panelDecision, RUN_ID } from "./fake-run.js";
@@ -10,7 +11,10 @@ describe("a run's view of the review panel's decisions (from events.jsonl)", () 
     run.append(panelDecision());
     const watcher = new RunWatcher(run.root, RUN_ID);
     watcher.refresh();
-    const [review, ...more] = watcher.view().stories[0]?.reviews ?? [];
+    const view = watcher.view();
+    const [review, ...more] = view.stories[0]?.reviews ?? [];
+    const device = JSON.stringify(redacted(view));
+    assert.ok(!/discount|injected|corroborated/.test(device), `a device reads no finding: ${device}`);
     assert.equal(more.length, 0);
     assert.deepEqual(
       [review?.verdict, review?.attempt, review?.tree, review?.missing],
