@@ -3,7 +3,7 @@
  * 1,000 token-checked requests spread over about `spanMs`. In real use these sit on other machines (a
  * phone, a browser elsewhere); the bench runs them at `nice 19` so they take only the CPU the run and the
  * server leave. Prints `ready` once every client's stream is open, starts the requests on a `go` line on
- * stdin, and prints one JSON line `{sent, failed, read}` when stdin closes (the bench closes it after the run).
+ * stdin, and prints one JSON line `{sent, failed, read, cpuMs}` (its CPU since `go`) when stdin closes (the bench closes it after the run).
  *
  *   node --import tsx bench/serve-load.ts <url> <token> <spanMs>
  */
@@ -75,15 +75,22 @@ async function fireRequests(spanMs: number): Promise<{ sent: number; failed: num
   return { sent, failed };
 }
 
+let atGo: NodeJS.CpuUsage | undefined;
 let requests: Promise<{ sent: number; failed: number }> | undefined;
 process.stdin.setEncoding("utf8");
 process.stdin.on("data", (text: string) => {
-  if (text.includes("go") && !requests) requests = fireRequests(Number(span));
+  if (text.includes("go") && !requests) {
+    atGo = process.cpuUsage();
+    requests = fireRequests(Number(span));
+  }
 });
 process.stdin.on("end", async () => {
   const { sent, failed } = (await requests) ?? { sent: 0, failed: 0 };
   stop.abort();
   const read = (await Promise.all(clients)).reduce((a, b) => a + b, 0);
-  process.stdout.write(`${JSON.stringify({ sent, failed, read })}\n`);
+  // From the run's start: the clients' own start-up is not the run's competition.
+  const { user, system } = process.cpuUsage(atGo);
+  const cpuMs = Math.round((user + system) / 1000);
+  process.stdout.write(`${JSON.stringify({ sent, failed, read, cpuMs })}\n`);
   process.exit(0);
 });

@@ -93,7 +93,7 @@ async function startLoad(url: string, token: string, spanMs: number) {
     child,
     go: () => child.stdin?.write("go\n"),
     finish: () =>
-      new Promise<{ sent: number; failed: number; read: number }>((resolve, reject) => {
+      new Promise<{ sent: number; failed: number; read: number; cpuMs: number }>((resolve, reject) => {
         child.once("exit", () => {
           const line = out.trim().split("\n").at(-1) ?? "";
           try {
@@ -130,15 +130,16 @@ async function timedRun(template: string, withServer: boolean) {
     const timed = expectOk(`gantry run on ${STORIES} stories${withServer ? " with serve" : ""}`, await run);
     const rssAfter = server ? rssMb(server.child.pid as number) : 0;
     const serverCpuMs = server ? cpuMs(server.child.pid as number) - cpuBefore : 0;
-    const { sent, failed, read } = (await load?.finish()) ?? { sent: 0, failed: 0, read: 0 };
+    const clients = (await load?.finish()) ?? { sent: 0, failed: 0, read: 0, cpuMs: 0 };
     return {
       wallMs: timed.wallMs,
       rssBefore,
       rssAfter,
-      sent,
-      failed,
-      read,
+      sent: clients.sent,
+      failed: clients.failed,
+      read: clients.read,
       serverCpuMs,
+      clientsCpuMs: clients.cpuMs,
       runCpuMs: timed.cpuMs,
     };
   } finally {
@@ -173,7 +174,7 @@ export async function runServeBench(): Promise<Row[]> {
       plain.push(after.wallMs);
       lastBaselineMs = after.wallMs;
       process.stderr.write(
-        `serve bench pair ${i + 1}/${PAIRS}: ${after.wallMs.toFixed(0)} ms alone, ${with50.wallMs.toFixed(0)} ms served, server CPU ${with50.serverCpuMs} ms, RSS ${with50.rssBefore.toFixed(0)}→${with50.rssAfter.toFixed(0)} MB, read ${with50.read} B\n`,
+        `serve bench pair ${i + 1}/${PAIRS}: ${after.wallMs.toFixed(0)} ms alone, ${with50.wallMs.toFixed(0)} ms served, server CPU ${with50.serverCpuMs} ms, clients' CPU ${with50.clientsCpuMs} ms (nice 19), RSS ${with50.rssBefore.toFixed(0)}→${with50.rssAfter.toFixed(0)} MB, read ${with50.read} B\n`,
       );
       served.push(with50.wallMs);
       growth.push(with50.rssAfter / with50.rssBefore);
