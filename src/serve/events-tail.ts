@@ -1,9 +1,12 @@
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { StringDecoder } from "node:string_decoder";
 
 /** One line of events.jsonl as read back: the event's type and its fields (runId and at among them). */
 export type LoggedEvent = { type: string; runId?: string; at?: string } & Record<string, unknown>;
 
 const CHUNK = 64 * 1024;
+/** One read buffer for every tail: reads are synchronous, so no two use it at once. */
+let shared: Buffer | undefined;
 
 /**
  * Reads a growing events.jsonl from where it left off: whole lines only (a line still being written
@@ -12,6 +15,8 @@ const CHUNK = 64 * 1024;
 export class EventsTail {
   private offset = 0;
   private partial = "";
+  /** Bytes of a character split across two reads wait here for the rest. */
+  private decoder = new StringDecoder("utf8");
   skipped = 0;
 
   constructor(private readonly path: string) {}
@@ -31,13 +36,17 @@ export class EventsTail {
         // Truncated or replaced: start again from the top.
         this.offset = 0;
         this.partial = "";
+        this.decoder = new StringDecoder("utf8");
       }
-      const buffer = Buffer.alloc(CHUNK);
+      // Nothing new (most polls, and every request that looks): no buffer, no parse.
+      if (this.offset === size) return events;
+      shared ??= Buffer.allocUnsafe(CHUNK);
+      const buffer = shared;
       while (this.offset < size) {
         const n = readSync(fd, buffer, 0, Math.min(CHUNK, size - this.offset), this.offset);
         if (n <= 0) break;
         this.offset += n;
-        this.partial += buffer.toString("utf8", 0, n);
+        this.partial += this.decoder.write(buffer.subarray(0, n));
         const lines = this.partial.split("\n");
         this.partial = lines.pop() ?? "";
         for (const line of lines) {
