@@ -30,6 +30,13 @@ function helperScript(jobControl: boolean): string {
     "NL='",
     "'",
     "exec 4>&2 2>/dev/null",
+    // The watcher: fd 3 ends (EOF) only when gantry is gone, SIGKILL included; then everything in the
+    // helper's session goes, the child it is waiting for too (with job control it shares the session).
+    // Without job control each child leads a session of its own (setsid): those of the helper's children go first.
+    "{ while IFS= read -r _; do :; done",
+    '  if command -v pkill >/dev/null; then for c in $(pgrep -P $$); do pkill -KILL -s "$c"; done; pkill -KILL -s 0; fi',
+    "  kill -KILL $$; } <&3 >/dev/null 4>&- &",
+    "watcher=$!",
     "while IFS= read -r req; do",
     "  eval \"set -- $req\" || { printf 'x 125\\n' >&3; continue; }",
     "  mark=$1; shift",
@@ -46,6 +53,7 @@ function helperScript(jobControl: boolean): string {
     "  printf '%s\\n' \"$mark\"; printf '%s\\n' \"$mark\" >&4",
     "  printf 'e %s\\n' \"$code\" >&3",
     "done",
+    'kill "$watcher"; wait "$watcher"',
   ].join("\n");
 }
 
@@ -114,6 +122,9 @@ class Helper {
     this.child = spawn(shell.path, [...shell.args, "-c", helperScript(shell.jobControl), "gantry-helper"], {
       env,
       stdio: ["pipe", "pipe", "pipe", "pipe"],
+      // Its own session: a Ctrl-C meant for gantry does not cut a git command short, and the watcher can
+      // end the helper's whole session.
+      detached: true,
     });
     const [, out, err, ctl] = this.child.stdio as unknown as [Writable, Readable, Readable, Readable];
     out.on("data", (chunk: Buffer) => this.take(chunk, "out"));
@@ -236,7 +247,8 @@ class Helper {
   /** Asks the helper to end (EOF on its input) and keeps gantry alive until it has, so it is reaped here. */
   end(): void {
     if (this.dead) return;
-    this.hold(true);
+    // Only the process is waited for: the watcher holds fd 3 until gantry itself is gone.
+    (this.child as { ref?: () => void }).ref?.();
     this.child.stdin?.end();
   }
 
@@ -253,6 +265,7 @@ class Helper {
       c.pending.reject(new HelperLost(`the spawn helper was lost: ${why}`));
     }
     this.child.kill("SIGKILL");
+    for (const stream of this.child.stdio) (stream as { destroy?: () => void } | null)?.destroy?.();
     this.busy = false;
     this.hold(false);
     this.onIdle(this);
