@@ -8,6 +8,7 @@ import { headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredPaths, newIgnoredSources } from "./ignored-files.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
+import { loadStatCache, saveStatCache } from "./stat-cache.js";
 import {
   compareAndRestore,
   fileKey,
@@ -127,7 +128,11 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   };
   let treeScope: TreeScope | undefined;
   const scope = async (): Promise<TreeScope> => {
-    privateGit ??= await createPrivateGit(dirs);
+    if (!privateGit) {
+      privateGit = await createPrivateGit(dirs);
+      // The last run's stat data (stat-cache.ts): the first judge rebuilds the index from HEAD around it.
+      loadStatCache(top, privateGit.dir);
+    }
     treeScope ??= { cwd: projectRoot, top, prefix, git: privateGit, index: {}, checked: new Map() };
     return treeScope;
   };
@@ -264,6 +269,8 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       return found;
     },
     close() {
+      // Kept only when the private index is whole: HEAD's entries plus a finished judge or commit.
+      if (privateGit && treeScope?.index.head !== undefined) saveStatCache(top, privateGit.dir);
       privateGit?.dispose();
       privateGit = undefined;
       treeScope = undefined;
