@@ -85,7 +85,11 @@ const REPOSITORY_VARIABLES = [
  */
 export async function runGit(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
   try {
-    const { stdout } = await run("git", ["-c", "core.quotepath=off", ...args], { cwd, env });
+    // fsmonitor off: no program of the repository's config may run from gantry's git (and hold the helper's reply channel).
+    const { stdout } = await run("git", ["-c", "core.quotepath=off", "-c", "core.fsmonitor=false", ...args], {
+      cwd,
+      env,
+    });
     return stdout;
   } catch (error) {
     const stderr = String((error as { stderr?: unknown }).stderr ?? "").trim();
@@ -123,7 +127,7 @@ export async function runGitSteps(
   const params: string[] = [];
   const lines = steps.map((step, i) => {
     const command = [
-      "git -c core.quotepath=off",
+      "git -c core.quotepath=off -c core.fsmonitor=false",
       ...step.args.map((arg) => `"\${${params.push(arg)}}"`),
     ].join(" ");
     const last = i === steps.length - 1;
