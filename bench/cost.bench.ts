@@ -200,7 +200,8 @@ export async function countRun(
     const children = probe.children();
     const commitName = baseline ? "commit" : "commit-tree";
     const gitStories = split(git, (args) => subcommandOf(args).name === commitName);
-    const childStories = split(children, (args) => args.join(" ").includes("commit-tree"));
+    // A story's children from its agent session to the next one's (git runs from the helper, not from node).
+    const childStories = split(children, (args) => args.join(" ").includes("GANTRY_STORY_ID"));
     const steady = gitStories.slice(1, project.stories);
     const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
     return {
