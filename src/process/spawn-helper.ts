@@ -305,11 +305,17 @@ export function createSpawnHelperPool(
   };
   // Helpers are ended and reaped before gantry exits, so their CPU (and their children's) is gantry's in
   // any accounting of its process tree, and none outlives it by a moment.
-  process.once("beforeExit", () => {
-    closed = true;
-    for (const helper of helpers) helper.end();
-  });
+  // Work scheduled after that (another beforeExit listener's) starts a helper again, ended the same way.
+  let ending = false;
+  const endAll = () => {
+    ending = false;
+    for (const helper of helpers.splice(0)) helper.end();
+  };
   const dispatch = () => {
+    if (!ending && !closed) {
+      ending = true;
+      process.once("beforeExit", endAll);
+    }
     while (waiting.length > 0 && !closed) {
       let helper = helpers.find((h) => !h.busy && !h.dead);
       if (!helper && helpers.length < size) {
@@ -334,6 +340,7 @@ export function createSpawnHelperPool(
     },
     close() {
       closed = true;
+      process.removeListener("beforeExit", endAll);
       for (const helper of helpers) helper.child.kill("SIGKILL");
       helpers.length = 0;
     },
