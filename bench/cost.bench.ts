@@ -33,29 +33,46 @@ const RUNS = Number(process.env.BENCH_COST_RUNS ?? 3);
 const PARTS = new Set((process.env.BENCH_COST_PARTS ?? "sizes,counts,review").split(","));
 const BEFORE = process.env.BENCH_CLI_BEFORE ? resolve(process.env.BENCH_CLI_BEFORE) : undefined;
 
-interface SizeMeasures {
-  files: number;
+/** Stories of the second, shorter run of each size: slope and intercept come from the two counts. */
+const SMALL = Number(process.env.BENCH_COST_SMALL ?? 2);
+
+interface Runs {
   gantry: Timed[];
   baseline: Timed[];
   /** The BENCH_CLI_BEFORE build, when one is given. */
   before: Timed[];
 }
 
+interface SizeMeasures extends Runs {
+  files: number;
+  /** The same with SMALL stories, run interleaved with the others. */
+  small: Runs;
+}
+
 async function measureSize(files: number): Promise<SizeMeasures> {
   const project = makeFeatureProject(STORIES, files);
-  const m: SizeMeasures = { files, gantry: [], baseline: [], before: [] };
+  const short = SMALL > 0 && SMALL < STORIES ? makeFeatureProject(SMALL, files) : undefined;
+  const m: SizeMeasures = {
+    files,
+    gantry: [],
+    baseline: [],
+    before: [],
+    small: { gantry: [], baseline: [], before: [] },
+  };
+  const stepsOf = (p: FeatureProject, r: Runs) => [
+    async () => r.gantry.push(await timeGantry(p)),
+    async () => r.baseline.push(await timeBaseline(p)),
+    ...(BEFORE ? [async () => r.before.push(await timeGantry(p, BEFORE))] : []),
+  ];
   try {
     for (let i = 0; i < RUNS; i++) {
-      const steps = [
-        async () => m.gantry.push(await timeGantry(project)),
-        async () => m.baseline.push(await timeBaseline(project)),
-        ...(BEFORE ? [async () => m.before.push(await timeGantry(project, BEFORE))] : []),
-      ];
+      const steps = [...stepsOf(project, m), ...(short ? stepsOf(short, m.small) : [])];
       // Rotate who goes first, so a slow spell on the machine does not always land on the same one.
       for (let k = 0; k < steps.length; k++) await (steps[(i + k) % steps.length] as () => Promise<number>)();
     }
   } finally {
     project.remove();
+    short?.remove();
   }
   return m;
 }
@@ -63,10 +80,63 @@ async function measureSize(files: number): Promise<SizeMeasures> {
 function sizeRows(m: SizeMeasures): Row[] {
   const rows = timeRows(m, m.gantry, "");
   if (m.before.length > 0) rows.push(...timeRows(m, m.before, " (before)"));
+  if (m.small.gantry.length > 0) {
+    rows.push(...slopeRows(m, m.gantry, m.small.gantry, ""));
+    if (m.before.length > 0) rows.push(...slopeRows(m, m.before, m.small.before, " (before)"));
+  }
   return rows;
 }
 
-function timeRows(m: SizeMeasures, gantry: Timed[], tag: string): Row[] {
+/**
+ * Per story (slope) and run start (intercept) from the runs of STORIES and SMALL stories, pair by pair
+ * (run i of each, measured next to each other). The per-story goals are about the slope: a run's start,
+ * spread over few stories, is not a story's cost.
+ */
+function slopeRows(m: SizeMeasures, long: Timed[], short: Timed[], tag: string): Row[] {
+  const label = `${m.files.toLocaleString("en")} files${tag}`;
+  const span = STORIES - SMALL;
+  const slopes = (a: number[], b: number[]) => a.map((v, i) => (v - (b[i] as number)) / span);
+  const intercepts = (a: number[], b: number[]) => slopes(a, b).map((s, i) => (b[i] as number) - SMALL * s);
+  const cpu = (t: Timed[]) => t.map((x) => x.cpuMs ?? Number.NaN);
+  const wall = (t: Timed[]) => t.map((x) => x.wallMs);
+  const loopCpu = slopes(cpu(m.baseline), cpu(m.small.baseline));
+  const loopWall = slopes(wall(m.baseline), wall(m.small.baseline));
+  const gCpu = slopes(cpu(long), cpu(short));
+  const gWall = slopes(wall(long), wall(short));
+  const counts = `slope of ${SMALL} and ${STORIES} stories`;
+  return [
+    row(
+      `${label}: CPU per story (${counts})`,
+      gCpu,
+      median(loopCpu),
+      "ms",
+      "user+sys of the tree; baseline: the loop's slope; goal ratio <= 1.5 at 50,000 files",
+    ),
+    row(
+      `${label}: own CPU per story (${counts})`,
+      gCpu.map((g, i) => g - (loopCpu[i] as number)),
+      median(loopCpu),
+      "ms",
+      "gantry's slope - the loop's; goal < 100 ms at 100 files",
+    ),
+    row(
+      `${label}: own wall per story (${counts})`,
+      gWall.map((g, i) => g - (loopWall[i] as number)),
+      median(loopWall),
+      "ms",
+      "gantry's slope - the loop's, wall; goal < 100 ms at 100 files",
+    ),
+    row(
+      `${label}: run start CPU (intercept)`,
+      intercepts(cpu(long), cpu(short)),
+      median(intercepts(cpu(m.baseline), cpu(m.small.baseline))),
+      "ms",
+      "CPU at 0 stories from the two counts; baseline: the loop's",
+    ),
+  ];
+}
+
+function timeRows(m: Runs & { files: number }, gantry: Timed[], tag: string): Row[] {
   const n = STORIES;
   const label = `${m.files.toLocaleString("en")} files${tag}`;
   const perStory = (t: Timed[]) => t.map((x) => x.wallMs / n);
@@ -130,7 +200,8 @@ export async function countRun(
     const children = probe.children();
     const commitName = baseline ? "commit" : "commit-tree";
     const gitStories = split(git, (args) => subcommandOf(args).name === commitName);
-    const childStories = split(children, (args) => args.join(" ").includes("commit-tree"));
+    // A story's children from its agent session to the next one's (git runs from the helper, not from node).
+    const childStories = split(children, (args) => args.join(" ").includes("GANTRY_STORY_ID"));
     const steady = gitStories.slice(1, project.stories);
     const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
     return {

@@ -1,8 +1,67 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { createSpawnHelperPool, helperShell, type SpawnHelperPool } from "../process/spawn-helper.js";
 import { GitError } from "./git-error.js";
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+
+/** No git command of gantry's runs longer than this (a full add of a very large tree included). */
+const GIT_TIMEOUT_MS = Number(process.env.GANTRY_GIT_TIMEOUT_MS) || 30 * 60_000;
+
+/**
+ * Children are started by a long-lived small shell (process/spawn-helper.ts) rather than forked from node,
+ * whose fork copies its whole address space. GANTRY_SPAWN_HELPER=0 forks from node as before, =sh takes
+ * /bin/sh with setsid even where bash is (both are tested).
+ */
+let pool: SpawnHelperPool | undefined | null;
+
+function helperPool(): SpawnHelperPool | undefined {
+  if (pool === undefined) pool = process.env.GANTRY_SPAWN_HELPER !== "0" ? startPool() : null;
+  return pool ?? undefined;
+}
+
+function startPool(): SpawnHelperPool | null {
+  const shell =
+    process.env.GANTRY_SPAWN_HELPER === "sh"
+      ? { path: "/bin/sh", args: [], jobControl: false }
+      : helperShell();
+  return shell ? createSpawnHelperPool(shell, gitEnvironment({})) : null;
+}
+
+/**
+ * Runs `file args` in `cwd` with the git environment: from the helper when there is one, else forked from
+ * node. Fails as execFile does: an error with the exit `code` and `stderr`.
+ */
+async function run(
+  file: string,
+  args: string[],
+  options: { cwd: string; env: Record<string, string> },
+): Promise<{ stdout: string }> {
+  const helper = helperPool();
+  if (!helper) {
+    return execFileAsync(file, args, {
+      cwd: options.cwd,
+      env: gitEnvironment(options.env),
+      encoding: "utf8",
+      maxBuffer: 1024 * 1024 * 1024,
+      timeout: GIT_TIMEOUT_MS,
+      killSignal: "SIGKILL",
+    });
+  }
+  const result = await helper.run({
+    argv: [file, ...args],
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: GIT_TIMEOUT_MS,
+  });
+  if (result.code === 0) return { stdout: result.stdout };
+  const why = result.timedOut ? `timed out after ${GIT_TIMEOUT_MS} ms` : `exit code ${result.code}`;
+  throw Object.assign(new Error(`${file} failed: ${why}`), {
+    code: result.code,
+    stderr: result.stderr,
+    stdout: result.stdout,
+  });
+}
 
 /**
  * Variables through which a parent git (a hook, a rebase) points at *its* repository and index. Git drops
@@ -25,13 +84,11 @@ const REPOSITORY_VARIABLES = [
  * dropped, `env` may add gantry's own (a private GIT_INDEX_FILE). Fails with git's stderr in the message.
  */
 export async function runGit(cwd: string, args: string[], env: Record<string, string> = {}): Promise<string> {
-  const merged = gitEnvironment(env);
   try {
-    const { stdout } = await run("git", ["-c", "core.quotepath=off", ...args], {
+    // fsmonitor off: no program of the repository's config may run from gantry's git (and hold the helper's reply channel).
+    const { stdout } = await run("git", ["-c", "core.quotepath=off", "-c", "core.fsmonitor=false", ...args], {
       cwd,
-      env: merged,
-      encoding: "utf8",
-      maxBuffer: 256 * 1024 * 1024,
+      env,
     });
     return stdout;
   } catch (error) {
@@ -70,7 +127,7 @@ export async function runGitSteps(
   const params: string[] = [];
   const lines = steps.map((step, i) => {
     const command = [
-      "git -c core.quotepath=off",
+      "git -c core.quotepath=off -c core.fsmonitor=false",
       ...step.args.map((arg) => `"\${${params.push(arg)}}"`),
     ].join(" ");
     const last = i === steps.length - 1;
@@ -85,12 +142,7 @@ export async function runGitSteps(
     ].join("\n");
   });
   try {
-    const { stdout } = await run("/bin/sh", ["-c", lines.join("\n"), "gantry-git", ...params], {
-      cwd,
-      env: gitEnvironment(env),
-      encoding: "utf8",
-      maxBuffer: 256 * 1024 * 1024,
-    });
+    const { stdout } = await run("/bin/sh", ["-c", lines.join("\n"), "gantry-git", ...params], { cwd, env });
     return stdout;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
@@ -123,12 +175,7 @@ export async function runGitScript(
   steps: string[],
 ): Promise<string> {
   try {
-    const { stdout } = await run("/bin/sh", ["-c", script, "gantry-git", ...params], {
-      cwd,
-      env: gitEnvironment(env),
-      encoding: "utf8",
-      maxBuffer: 16 * 1024 * 1024,
-    });
+    const { stdout } = await run("/bin/sh", ["-c", script, "gantry-git", ...params], { cwd, env });
     return stdout;
   } catch (error) {
     const code = (error as { code?: unknown }).code;

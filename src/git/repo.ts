@@ -1,14 +1,14 @@
 import { isAbsolute, join } from "node:path";
-import { simpleGit } from "simple-git";
 import { InputError } from "../config/input-error.js";
 import type { Judged } from "../model/ledger.js";
 import { activity } from "../process/activity.js";
 import { commitJudged } from "./commit.js";
-import { runGit } from "./exec.js";
+import { runGit, runGitSteps } from "./exec.js";
 import { headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredPaths, newIgnoredSources } from "./ignored-files.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
+import { loadStatCache, saveStatCache } from "./stat-cache.js";
 import {
   compareAndRestore,
   fileKey,
@@ -75,20 +75,18 @@ export interface JudgeOptions {
   recheck?: boolean;
 }
 
-/** A small wrapper over simple-git for the few questions gantry asks, each answered with as few git calls as it can. */
+/** A small wrapper over git for the few questions gantry asks, each answered with as few git calls as it can. */
 export async function openRepo(projectRoot: string): Promise<GitRepo> {
-  const git = simpleGit({ baseDir: projectRoot, maxConcurrentProcesses: 4 });
-  let prefix: string;
+  const raw = (args: string[]) => runGit(projectRoot, args);
+  let located: string;
   try {
-    prefix = (await git.revparse(["--show-prefix"])).trim();
+    located = await raw(["rev-parse", "--show-prefix", "--git-dir", "--git-common-dir", "--show-toplevel"]);
   } catch (error) {
     // Not a repository, git missing, an unsafe owner: the user's setup, said in one line, exit 2.
     throw new InputError(projectRoot, "", `git cannot work here: ${gitReason(error)}`);
   }
-  const [gitDirRaw = ".git", commonRaw = gitDirRaw, top = projectRoot] = (
-    await git.revparse(["--git-dir", "--git-common-dir", "--show-toplevel"])
-  )
-    .trim()
+  const [prefix = "", gitDirRaw = ".git", commonRaw = gitDirRaw, top = projectRoot] = located
+    .replace(/\n$/, "")
     .split("\n");
   const gitDir = isAbsolute(gitDirRaw) ? gitDirRaw : join(projectRoot, gitDirRaw);
   const commonDir = isAbsolute(commonRaw) ? commonRaw : join(projectRoot, commonRaw);
@@ -98,14 +96,13 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     const fromFiles = headFromFiles(gitDir);
     if (fromFiles !== undefined) return fromFiles;
     try {
-      return (await git.revparse(["HEAD"])).trim();
+      return (await raw(["rev-parse", "--verify", "-q", "HEAD"])).trim() || UNBORN;
     } catch {
       return UNBORN;
     }
   };
 
   const dirtyFiles = async () => {
-    // runGit: on a clean tree status prints nothing, after which simple-git would wait 50 ms.
     // GIT_OPTIONAL_LOCKS=0: status does not write its refreshed stat data back into the user's index, which
     // would take the index lock and make judge() copy and strip the index again.
     const out = await runGit(
@@ -131,7 +128,11 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   };
   let treeScope: TreeScope | undefined;
   const scope = async (): Promise<TreeScope> => {
-    privateGit ??= await createPrivateGit(dirs);
+    if (!privateGit) {
+      privateGit = await createPrivateGit(dirs);
+      // The last run's stat data (stat-cache.ts): the first judge rebuilds the index from HEAD around it.
+      loadStatCache(top, privateGit.dir);
+    }
     treeScope ??= { cwd: projectRoot, top, prefix, git: privateGit, index: {}, checked: new Map() };
     return treeScope;
   };
@@ -268,19 +269,21 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       return found;
     },
     close() {
+      // Kept only when the private index is whole: HEAD's entries plus a finished judge or commit.
+      if (privateGit && treeScope?.index.head !== undefined) saveStatCache(top, privateGit.dir);
       privateGit?.dispose();
       privateGit = undefined;
       treeScope = undefined;
     },
     async headSubject() {
       try {
-        return (await git.raw(["log", "-1", "--format=%s"])).trim();
+        return (await raw(["log", "-1", "--format=%s"])).trim();
       } catch {
         return "";
       }
     },
     async commitFiles(sha) {
-      const out = await git.raw(["diff-tree", "--no-commit-id", "--name-only", "-r", "--relative", sha]);
+      const out = await raw(["diff-tree", "--no-commit-id", "--name-only", "-r", "--relative", sha]);
       return out.split("\n").filter(Boolean);
     },
     dirtyFiles,
@@ -298,12 +301,14 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         ":(top)",
         ...outside,
       ]);
-      return (await git.raw(["rev-parse", "stash@{0}"])).trim();
+      return (await raw(["rev-parse", "stash@{0}"])).trim();
     },
     async commitIdentityProblem() {
       try {
-        await git.raw(["var", "GIT_AUTHOR_IDENT"]);
-        await git.raw(["var", "GIT_COMMITTER_IDENT"]);
+        await runGitSteps(projectRoot, [
+          { args: ["var", "GIT_AUTHOR_IDENT"] },
+          { args: ["var", "GIT_COMMITTER_IDENT"] },
+        ]);
         return undefined;
       } catch (error) {
         return `git has no identity to commit with (${gitReason(error)}); set user.name and user.email with git config`;
@@ -311,7 +316,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     },
     async branch() {
       try {
-        return (await git.raw(["symbolic-ref", "--quiet", "--short", "HEAD"])).trim() || undefined;
+        return (await raw(["symbolic-ref", "--quiet", "--short", "HEAD"])).trim() || undefined;
       } catch {
         return undefined;
       }
@@ -321,8 +326,20 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
 
 /** The line of a git failure that says what is wrong, without "fatal: " and the advice around it. */
 function gitReason(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  if ((error as NodeJS.ErrnoException)?.code === "ENOENT" || /spawn git ENOENT/.test(message))
+  const stderr = (error as { cause?: { stderr?: unknown } })?.cause?.stderr;
+  const message =
+    typeof stderr === "string" && stderr.trim()
+      ? stderr
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  const code = (error as { cause?: { code?: unknown } })?.cause?.code;
+  if (
+    (error as NodeJS.ErrnoException)?.code === "ENOENT" ||
+    code === "ENOENT" ||
+    code === 127 ||
+    /spawn git ENOENT/.test(message)
+  )
     return "git is not installed or not on PATH";
   const lines = message.split("\n").map((l) => l.trim());
   const fatal = lines.find((l) => /^(fatal|error):/.test(l)) ?? lines.find((l) => l !== "") ?? message;
