@@ -14,7 +14,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { compareAndRestore, snapshotGit } from "../../src/git/tamper-snapshot.js";
+import { compareAndRestore, parseIndexFlags, snapshotGit } from "../../src/git/tamper-snapshot.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 
@@ -240,5 +240,69 @@ describe("tamper snapshot", { concurrency: true }, () => {
     );
     assert.ok(!existsSync(join(gitDir, "config.worktree")));
     assert.ok(!existsSync(join(root, ".git/config.worktree")));
+  });
+
+  it("clears both flags of an entry the session made skip-worktree and assume-unchanged at once", async () => {
+    const root = repo();
+    const changes = await changesAfter(root, () => {
+      git(root, "update-index", "--skip-worktree", "a.js");
+      git(root, "update-index", "--assume-unchanged", "a.js");
+    });
+    assert.deepEqual(changes.map((c) => [c.kind, c.what, c.restored]).sort(), [
+      ["index-flag", "assume-unchanged set on a.js in the index", true],
+      ["index-flag", "skip-worktree set on a.js in the index", true],
+    ]);
+    assert.equal(git(root, "ls-files", "-v", "a.js"), "H a.js");
+  });
+
+  it("reads each index tag of ls-files -v: S skip-worktree, lowercase assume-unchanged, s both", () => {
+    const out = ["H a.js", "S b.js", "h c.js", "s d e.js", "M f.js", "C g.js", "", "c h.js"].join("\0");
+    assert.deepEqual([...parseIndexFlags(out)].sort(), [
+      "S b.js",
+      "S d e.js",
+      "h c.js",
+      "h d e.js",
+      "h h.js",
+    ]);
+    assert.deepEqual([...parseIndexFlags("")], []);
+  });
+
+  it("reads refs through git when their files cannot be read (a reftable directory), and still puts a branch back", async () => {
+    const root = repo();
+    const base = git(root, "rev-parse", "HEAD");
+    mkdirSync(join(root, ".git/reftable"));
+    const changes = await changesAfter(root, () => {
+      git(root, "commit", "-q", "--allow-empty", "-m", "agent commit");
+    });
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.restored]),
+      [["ref", true]],
+    );
+    assert.equal(git(root, "rev-parse", "refs/heads/main"), base);
+  });
+
+  it("a hooks folder grown past the entries it reads is a change, even when the new hook sorts past them", async () => {
+    const root = repo();
+    const hooks = join(root, ".git/hooks");
+    rmSync(hooks, { recursive: true, force: true });
+    mkdirSync(hooks);
+    for (let i = 0; i < 1999; i++) writeFileSync(join(hooks, `a${String(i).padStart(4, "0")}`), "");
+    // 1999 entries: all read; one more is 2000, still all read.
+    const atBound = await changesAfter(root, () => writeFileSync(join(hooks, "a9999"), ""));
+    assert.deepEqual(
+      atBound.map((c) => c.what),
+      [".git/hooks/a9999 added"],
+    );
+    writeFileSync(join(hooks, "a9999"), "");
+    const past = await changesAfter(root, () => writeFileSync(join(hooks, "pre-commit"), "#!/bin/sh\n"));
+    assert.deepEqual(
+      past.map((c) => [c.what, c.restored]),
+      [[".git/hooks (over 2000 entries) added", false]],
+    );
+    const grown = await changesAfter(root, () => writeFileSync(join(hooks, "post-commit"), "#!/bin/sh\n"));
+    assert.deepEqual(
+      grown.map((c) => c.what),
+      [".git/hooks (over 2000 entries) changed"],
+    );
   });
 });
