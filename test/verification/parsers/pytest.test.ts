@@ -348,6 +348,17 @@ describe("pytest's text output, line by line", () => {
     assert.deepEqual(heading("___ test_b ___ x"), []);
   });
 
+  test("a closing line of 400 characters or more is not read; 399 is", () => {
+    const line = (length: number) => {
+      const body = " 3 passed in 0.1s ";
+      const left = Math.floor((length - body.length) / 2);
+      return `${"=".repeat(left)}${body}${"=".repeat(length - body.length - left)}`;
+    };
+    assert.equal(line(400).length, 400);
+    assert.equal(parse([line(400)]).status, "UNPARSED");
+    assert.equal(parse([line(399)]).status, "PASS");
+  });
+
   test("an indented closing line is not pytest's, whatever rule follows it", () => {
     assert.equal(parse(["  3 passed in 0.1s ==="]).status, "UNPARSED");
     assert.equal(parse(["3 passed in 0.1s ==="]).status, "PASS");
@@ -413,8 +424,8 @@ describe("pytest's text output, line by line", () => {
       parse(["=== ERRORS ===", "___ ERROR collecting tests/x.py ___", ...lines, "=== 1 error in 0.1s ==="])
         .failures[0]?.message;
     assert.equal(
-      message("ImportError while importing test module '/p/x.py'.   "),
-      "ImportError while importing test module '/p/x.py'.",
+      message("ImportError while importing test module '/p/x.py'.   ", "E   NameError: y"),
+      "ImportError while importing test module '/p/x.py'.\nNameError: y",
     );
     assert.equal(
       message("E   NameError: y", "ImportError while importing test module '/p/x.py'."),
