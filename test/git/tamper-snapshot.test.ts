@@ -305,4 +305,52 @@ describe("tamper snapshot", { concurrency: true }, () => {
       [".git/hooks (over 2000 entries) changed"],
     );
   });
+
+  it("sees objects/info/alternates added (objects borrowed from another repository) and removes it", async () => {
+    const root = repo();
+    const changes = await changesAfter(root, () =>
+      writeFileSync(join(root, ".git/objects/info/alternates"), "/tmp/elsewhere/objects\n"),
+    );
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.what, c.restored]),
+      [["git-file", ".git/objects/info/alternates added", true]],
+    );
+    assert.ok(!existsSync(join(root, ".git/objects/info/alternates")));
+  });
+
+  it("every operation git can leave half done is reported by its own file", async () => {
+    const root = repo();
+    const names = ["CHERRY_PICK_HEAD", "REVERT_HEAD", "BISECT_LOG", "rebase-apply", "sequencer"];
+    const changes = await changesAfter(root, () => {
+      for (const name of names) writeFileSync(join(root, ".git", name), "x\n");
+    });
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.what]),
+      names.map((name) => ["in-progress", `git was left in the middle of an operation (.git/${name})`]),
+    );
+  });
+
+  it("index flags known for an index file are reused only while it is that same file", async () => {
+    const root = repo();
+    const dirs = { gitDir: join(root, ".git"), commonDir: join(root, ".git") };
+    const before = await snapshotGit(root, dirs.gitDir, dirs.commonDir);
+    const unchanged = await snapshotGit(root, dirs.gitDir, dirs.commonDir, {
+      indexKey: before.indexKey,
+      indexFlags: new Set(["S known.js"]),
+    });
+    assert.deepEqual(
+      [...unchanged.indexFlags],
+      ["S known.js"],
+      "the same index file: the flags known for it",
+    );
+    git(root, "update-index", "--skip-worktree", "a.js");
+    const after = await snapshotGit(root, dirs.gitDir, dirs.commonDir, before);
+    assert.notEqual(after.indexKey, before.indexKey);
+    assert.deepEqual([...after.indexFlags], ["S a.js"]);
+    const changes = await compareAndRestore(root, dirs, before, after);
+    assert.deepEqual(
+      changes.map((c) => c.what),
+      ["skip-worktree set on a.js in the index"],
+    );
+  });
 });
