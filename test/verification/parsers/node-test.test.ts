@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { nodeTestParser, parseNodeTest, testlessFiles } from "../../../src/verification/parsers/node-test.js";
+import { parseWithTrials } from "../../../src/verification/parsers/registry.js";
 
 const fixture = (path: string): string =>
   readFileSync(new URL(`../../fixtures/parsers/node-test/${path}`, import.meta.url), "utf8");
@@ -335,11 +336,11 @@ describe("node test files that did not load", () => {
       "without an error-shaped line, the first line that names a load error",
     );
     assert.equal(
-      broken("/p/a.test.js", `SyntaxError: ${"x".repeat(2000)}`).status,
+      broken("/p/a.test.js", `SyntaxError: ${"x".repeat(1987)}`).status,
       "TEST_FAILURE",
       "a line of 2000 characters or more is not read",
     );
-    assert.equal(broken("/p/a.test.js", `SyntaxError: ${"x".repeat(1985)}`).status, "BUILD_ERROR");
+    assert.equal(broken("/p/a.test.js", `SyntaxError: ${"x".repeat(1986)}`).status, "BUILD_ERROR");
   });
 });
 
@@ -465,5 +466,123 @@ describe("which of node's reporters printed the output", () => {
     ]) {
       assert.equal(nodeTestParser.detect(text), false, text);
     }
+  });
+});
+
+describe("node's output, read exactly", () => {
+  const entry = "✔ /p/a.test.js (1ms)";
+  const other = "✔ /p/b.test.js (1ms)";
+
+  test("only a whole summary line opens the next run's entries, in each reporter", () => {
+    for (const notOpener of ["see # tests 1", "ℹ tests 1 more", "x <!-- tests 1 -->", "<!-- tests 1 --> x"]) {
+      assert.equal(testlessFiles([entry, notOpener, other, "ℹ tests 2"].join("\n")), 2, notOpener);
+    }
+    for (const opener of ["ℹ tests 12", "  <!-- tests 12 -->"]) {
+      assert.equal(testlessFiles([entry, opener, other, opener].join("\n")), 1, opener);
+    }
+  });
+
+  test("file entries with any test number, in the junit reporter at any indent, and only whole lines", () => {
+    const count = (line: string) => testlessFiles([line, "ℹ tests 1"].join("\n"));
+    assert.equal(count("ok 12 - /p/a.test.js"), 1);
+    assert.equal(count('<testcase name="/p/a.test.js" time="0.1" classname="test"/>'), 1);
+    assert.equal(count('x <testcase name="/p/a.test.js" time="0.1" classname="test"/>'), 0);
+    assert.equal(count('<testcase name="/p/a.test.js" time="0.1" classname="test"/> x'), 0);
+  });
+
+  test("the not-counted note is said only when tests were executed, failing ones included", () => {
+    const failing = parseNodeTest(
+      [entry, "✖ real (1ms)", "  boom", "ℹ tests 2", "ℹ pass 1", "ℹ fail 1"].join("\n"),
+    );
+    assert.deepEqual(
+      [failing.status, failing.executed, failing.reason],
+      ["TEST_FAILURE", 1, "1 test file(s) ended without a test of their own; not counted as executed"],
+    );
+    const none = parseNodeTest(
+      [entry, "✖ odd (1ms)", "  boom", "ℹ tests 1", "ℹ pass 1", "ℹ fail 0"].join("\n"),
+    );
+    assert.deepEqual([none.status, none.executed, none.reason], ["TEST_FAILURE", 0, undefined]);
+  });
+
+  const broken = (name: string, ...output: string[]) =>
+    parseNodeTest(
+      [...output, `✖ ${name} (1ms)`, "  'test failed'", "ℹ tests 1", "ℹ pass 0", "ℹ fail 1"].join("\n"),
+    );
+
+  test("a file-level failure: an absolute path without an extension is one, a name with a drive inside is not", () => {
+    assert.equal(broken("/p/run", "SyntaxError: x").status, "BUILD_ERROR");
+    assert.equal(broken("handles C:\\temp", "SyntaxError: x").status, "TEST_FAILURE");
+  });
+
+  test("load errors: TAP's # only at the start, stack lines only from their start, error lines from theirs", () => {
+    const reason = (...lines: string[]) => broken("/p/a.test.js", ...lines).reason;
+    assert.equal(reason("SyntaxError: bad # token"), "/p/a.test.js did not load: SyntaxError: bad # token");
+    assert.equal(reason("#SyntaxError: x"), "/p/a.test.js did not load: SyntaxError: x");
+    assert.equal(
+      reason("   at SyntaxError.x (y)", "Cannot find module 'z'"),
+      "/p/a.test.js did not load: Cannot find module 'z'",
+    );
+    assert.equal(
+      reason("Cannot find module 'x' at /p"),
+      "/p/a.test.js did not load: Cannot find module 'x' at /p",
+    );
+    assert.equal(
+      reason("in SyntaxError: first", "SyntaxError: second"),
+      "/p/a.test.js did not load: SyntaxError: second",
+    );
+    assert.equal(
+      reason("Cannot find module 'a'", "SyntaxError: y"),
+      "/p/a.test.js did not load: SyntaxError: y",
+    );
+  });
+
+  test("the dot reporter is told by its whole first line", () => {
+    const DOT = "node's dot reporter prints no counts; run with --test-reporter=spec or tap";
+    assert.equal(parseNodeTest("\n\n..\n").reason, DOT);
+    assert.equal(parseNodeTest(".. not dots\n").reason, "no node test summary (ℹ tests / # tests) found");
+    assert.equal(parseNodeTest("x..\n").reason, "no node test summary (ℹ tests / # tests) found");
+    assert.equal(parseNodeTest(["..", "see ℹ tests 2", "ℹ pass 2", "ℹ fail 0"].join("\n")).reason, DOT);
+    assert.equal(parseNodeTest(["..", "ℹ tests 2 x", "ℹ pass 2", "ℹ fail 0"].join("\n")).reason, DOT);
+    assert.deepEqual([parseNodeTest(["..", "ℹ tests 12", "ℹ pass 12", "ℹ fail 0"].join("\n")).passed], [12]);
+  });
+
+  test("junit comments in any spacing and count choose the JUnit reading; a spec summary line only from its start", () => {
+    for (const comment of ["<!--tests 1 -->", "<!-- tests 12 -->", "<!-- tests 1-->"]) {
+      assert.equal(parseNodeTest(comment).reason, "no <testsuites> element found", comment);
+    }
+    assert.equal(
+      parseNodeTest(["<testsuites>", "ℹ pass 1", "ℹ fail 0"].join("\n")).status,
+      "UNPARSED",
+      "a testsuites root without a spec summary is JUnit",
+    );
+    assert.equal(
+      parseNodeTest(["<testsuites>", "see ℹ tests 2", "ℹ pass 2", "ℹ fail 0"].join("\n")).status,
+      "UNPARSED",
+    );
+  });
+
+  test("TAP's version line and Subtest comments count only from a line's start", () => {
+    for (const head of ["see TAP version 13", "x # Subtest: a"]) {
+      const parsed = parseNodeTest([head, "ok 1 - a", "# tests 1", "# pass 1", "# fail 0"].join("\n"));
+      assert.equal(parsed.status, "UNPARSED", head);
+    }
+    assert.equal(
+      parseNodeTest(["  # Subtest: a", "ok 1 - a", "# tests 1", "# pass 1", "# fail 0"].join("\n")).status,
+      "PASS",
+    );
+  });
+
+  test("detection: whole lines and node's own spacing", () => {
+    for (const text of ["<!--tests 3 -->", "  ..X\n", "..\nFailed tests:\n"]) {
+      assert.equal(nodeTestParser.detect(text), true, text);
+    }
+    for (const text of ["x # duration_ms 1", "..\nfoo ..", "..\nsee Failed tests:", "..\nFailed tests: 2"]) {
+      assert.equal(nodeTestParser.detect(text), false, text);
+    }
+  });
+
+  test("what node's parser looks for is said when nothing recognised the output", () => {
+    const { tried } = parseWithTrials("all fine\n");
+    assert.match(tried.find((t) => t.runner === "node-test")?.why ?? "", /^no node --test's `ℹ tests N`/);
   });
 });
