@@ -45,6 +45,7 @@ const BASE_FILES: Record<string, string> = {
   "src/check.js": "export const check = () => true;\n",
   "src/lib.rs": "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n",
   "tests/it.rs": "#[test]\nfn adds() {\n    assert_eq!(math::add(1, 2), 3);\n}\n",
+  "crates/core/tests/more.rs": "#[test]\nfn more() {}\n",
   "tests/data.txt": "1 2 3\n",
   "test/math.test.js": TESTS(ADD, SUB),
   "test/old.test.js": TESTS(ADD),
@@ -127,8 +128,8 @@ describe("test-integrity rules", { concurrency: true }, () => {
       }),
     );
     assert.deepEqual(
-      [result.verdict, result.findings, result.reason],
-      ["not-applicable", [], "the story touched no test file and no test configuration"],
+      [result.verdict, result.findings, result.allowed, result.counts, result.reason],
+      ["not-applicable", [], [], [], "the story touched no test file and no test configuration"],
     );
   });
 
@@ -142,16 +143,36 @@ describe("test-integrity rules", { concurrency: true }, () => {
     assert.deepEqual([result.verdict, result.findings], ["pass", []]);
   });
 
+  it("a test file renamed to a name that is not a test's is a finding that names both", async () => {
+    const result = await judge(
+      await story({ "test/old.test.js": null, "test/old.js.bak": BASE_FILES["test/old.test.js"] as string }),
+    );
+    assert.deepEqual(
+      result.findings.map((f) => [f.kind, f.file, f.evidence]),
+      [
+        [
+          "test-renamed-away",
+          "test/old.test.js",
+          "test file test/old.test.js was renamed to test/old.js.bak, which is not a test file",
+        ],
+      ],
+    );
+    assert.deepEqual(result.counts, [], "a renamed file is not a changed one to count");
+  });
+
   it("a code file renamed into a test file is a touched test: the gate applies and passes", async () => {
     const result = await judge(
       await story({ "src/check.js": null, "test/check.test.js": BASE_FILES["src/check.js"] as string }),
     );
-    assert.deepEqual([result.verdict, result.findings], ["pass", []]);
+    assert.deepEqual([result.verdict, result.findings, result.counts], ["pass", [], []]);
   });
 
   it("a Rust integration test under tests/ is a test: deleting it fails, a new #[ignore] in it fails", async () => {
-    const deleted = await judge(await story({ "tests/it.rs": null }));
-    assert.deepEqual(summary(deleted.findings), ["test-deleted tests/it.rs"]);
+    const deleted = await judge(await story({ "tests/it.rs": null, "crates/core/tests/more.rs": null }));
+    assert.deepEqual(summary(deleted.findings), [
+      "test-deleted crates/core/tests/more.rs",
+      "test-deleted tests/it.rs",
+    ]);
     const ignored = await judge(
       await story({
         "tests/it.rs": `#[test]\n#[ignore]\nfn adds() {\n    assert_eq!(math::add(1, 2), 3);\n}\n`,
@@ -168,6 +189,14 @@ describe("test-integrity rules", { concurrency: true }, () => {
       }),
     );
     assert.deepEqual(summary(rust.findings), ["marker-added src/lib.rs:8"]);
+    const helper = await judge(
+      await story({ "src/helpers.js": 'export const later = () => test.skip("x", () => {});\n' }),
+    );
+    assert.deepEqual(
+      [helper.verdict, helper.findings],
+      ["not-applicable", []],
+      "markers are looked for in tests",
+    );
     const js = await judge(
       await story({
         "src/math.js": `${BASE_FILES["src/math.js"]}// test.skip("later")\nexport const it = { skip: 1 };\n`,
@@ -234,8 +263,17 @@ describe("test-integrity rules", { concurrency: true }, () => {
   });
 
   it("a changed test file is not compared without a scoped test command, and says why", async () => {
-    const result = await judge(await story({ "test/math.test.js": TESTS(SUB, ADD) }));
-    assert.deepEqual([result.verdict, result.findings], ["pass", []]);
+    const result = await judge(
+      await story({
+        "test/math.test.js": TESTS(SUB, ADD),
+        "src/math.js": `${BASE_FILES["src/math.js"]}// more\n`,
+      }),
+    );
+    assert.deepEqual(
+      [result.verdict, result.findings],
+      ["pass", []],
+      "a test changed with the code: applicable",
+    );
     assert.deepEqual(result.counts, [
       {
         file: "test/math.test.js",
