@@ -70,14 +70,21 @@ let stories = 0;
  * A commit on `from` with files written (text) or removed (null), made by one `git fast-import` without
  * touching the working tree or the index.
  */
-async function story(files: Record<string, string | null>, from = base): Promise<Judged> {
+async function story(
+  files: Record<string, string | null | { text: string; mode: "100755" }>,
+  from = base,
+): Promise<Judged> {
   const ref = `refs/stories/s${++stories}`;
   const data = (text: string) => `data ${Buffer.byteLength(text)}\n${text}\n`;
   const stream = [
     `commit ${ref}\ncommitter Test <test@example.com> 0 +0000\n${data("story")}`,
     from === UNBORN ? "" : `from ${from}\n`,
-    ...Object.entries(files).map(([path, text]) =>
-      text === null ? `D ${path}\n` : `M 100644 inline ${path}\n${data(text)}`,
+    ...Object.entries(files).map(([path, file]) =>
+      file === null
+        ? `D ${path}\n`
+        : typeof file === "string"
+          ? `M 100644 inline ${path}\n${data(file)}`
+          : `M ${file.mode} inline ${path}\n${data(file.text)}`,
     ),
   ].join("");
   await new Promise<void>((resolve, reject) => {
@@ -158,6 +165,16 @@ describe("test-integrity rules", { concurrency: true }, () => {
       ],
     );
     assert.deepEqual(result.counts, [], "a renamed file is not a changed one to count");
+  });
+
+  it("a test file whose mode alone changed is a changed test with no added line", async () => {
+    const result = await judge(
+      await story({
+        "test/math.test.js": { text: BASE_FILES["test/math.test.js"] as string, mode: "100755" },
+      }),
+    );
+    assert.deepEqual([result.verdict, result.findings], ["pass", []]);
+    assert.equal(result.counts[0]?.file, "test/math.test.js");
   });
 
   it("a code file renamed into a test file is a touched test: the gate applies and passes", async () => {
