@@ -13,13 +13,24 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, it } from "node:test";
+import { after, describe, it } from "node:test";
 import { compareAndRestore, parseIndexFlags, snapshotGit } from "../../src/git/tamper-snapshot.js";
+
+/** Every temporary folder the cases make, removed at the end. */
+const temps: string[] = [];
+after(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+const temp = (prefix: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+};
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 
 function repo(): string {
-  const root = mkdtempSync(join(tmpdir(), "gantry-tamper-"));
+  const root = temp("gantry-tamper-");
   git(root, "init", "-q", "-b", "main");
   git(root, "config", "user.email", "t@example.com");
   git(root, "config", "user.name", "t");
@@ -70,7 +81,7 @@ describe("tamper snapshot", { concurrency: true }, () => {
 
   it("a hook replaced by a symlink is removed, never written through", async () => {
     const root = repo();
-    const outside = join(mkdtempSync(join(tmpdir(), "gantry-outside-")), "target");
+    const outside = join(temp("gantry-outside-"), "target");
     writeFileSync(outside, "outside\n");
     const changes = await changesAfter(root, () =>
       symlinkSync(outside, join(root, ".git/hooks/post-commit")),
@@ -226,7 +237,7 @@ describe("tamper snapshot", { concurrency: true }, () => {
 
   it("config.worktree is watched in a linked worktree's own git directory", async () => {
     const root = repo();
-    const linked = join(mkdtempSync(join(tmpdir(), "gantry-tamper-wt-")), "wt");
+    const linked = join(temp("gantry-tamper-wt-"), "wt");
     git(root, "worktree", "add", "-q", linked);
     const gitDir = git(linked, "rev-parse", "--absolute-git-dir");
     const dirs = { gitDir, commonDir: join(root, ".git") };
