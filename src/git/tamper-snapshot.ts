@@ -51,8 +51,15 @@ export async function snapshotGit(
   const files = new Map<string, Entry | undefined>();
   for (const name of WATCHED_FILES) files.set(name, read(join(gitDirFor(name, gitDir, commonDir), name)));
   for (const dir of WATCHED_DIRS) {
-    for (const name of list(join(commonDir, dir)))
-      files.set(`${dir}/${name}`, read(join(commonDir, dir, name)));
+    const names = list(join(commonDir, dir));
+    for (const name of names) files.set(`${dir}/${name}`, read(join(commonDir, dir, name)));
+    // Entries past the bound are not read: a folder over it is recorded as one entry with its size, so
+    // that a session growing a folder past it (to hide a hook past the bound) is a change, not unseen.
+    if (names.over > 0)
+      files.set(`${dir} (over ${MAX_ENTRIES} entries)`, {
+        kind: "other",
+        description: `${MAX_ENTRIES + names.over} entries`,
+      });
   }
   return {
     headFile: readHead(gitDir),
@@ -184,8 +191,10 @@ export function parseIndexFlags(out: string): Set<string> {
   const flags = new Set<string>();
   for (const entry of out.split("\0")) {
     const tag = entry[0];
-    if (!tag || tag === "H") continue;
-    if (tag === "S" || (tag >= "a" && tag <= "z")) flags.add(`${tag === "S" ? "S" : "h"} ${entry.slice(2)}`);
+    if (!tag) continue;
+    // A lowercase tag is an assume-unchanged entry; `s` is one that is skip-worktree too.
+    if (tag === "S" || tag === "s") flags.add(`S ${entry.slice(2)}`);
+    if (tag >= "a" && tag <= "z") flags.add(`h ${entry.slice(2)}`);
   }
   return flags;
 }
@@ -195,13 +204,15 @@ function gitDirFor(name: string, gitDir: string, commonDir: string): string {
   return name === "config.worktree" ? gitDir : commonDir;
 }
 
-function list(dir: string): string[] {
+/** The first MAX_ENTRIES names of a folder, sorted, and how many more there are. */
+function list(dir: string): string[] & { over: number } {
+  let names: string[];
   try {
-    const names = readdirSync(dir).sort();
-    return names.length > MAX_ENTRIES ? names.slice(0, MAX_ENTRIES) : names;
+    names = readdirSync(dir).sort();
   } catch {
-    return [];
+    names = [];
   }
+  return Object.assign(names.slice(0, MAX_ENTRIES), { over: Math.max(0, names.length - MAX_ENTRIES) });
 }
 
 type Entry = { kind: "file"; mode: number; data: Buffer } | { kind: "other"; description: string };

@@ -13,13 +13,24 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, it } from "node:test";
-import { compareAndRestore, snapshotGit } from "../../src/git/tamper-snapshot.js";
+import { after, describe, it } from "node:test";
+import { compareAndRestore, parseIndexFlags, snapshotGit } from "../../src/git/tamper-snapshot.js";
+
+/** Every temporary folder the cases make, removed at the end. */
+const temps: string[] = [];
+after(() => {
+  for (const dir of temps) rmSync(dir, { recursive: true, force: true });
+});
+const temp = (prefix: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  temps.push(dir);
+  return dir;
+};
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 
 function repo(): string {
-  const root = mkdtempSync(join(tmpdir(), "gantry-tamper-"));
+  const root = temp("gantry-tamper-");
   git(root, "init", "-q", "-b", "main");
   git(root, "config", "user.email", "t@example.com");
   git(root, "config", "user.name", "t");
@@ -70,7 +81,7 @@ describe("tamper snapshot", { concurrency: true }, () => {
 
   it("a hook replaced by a symlink is removed, never written through", async () => {
     const root = repo();
-    const outside = join(mkdtempSync(join(tmpdir(), "gantry-outside-")), "target");
+    const outside = join(temp("gantry-outside-"), "target");
     writeFileSync(outside, "outside\n");
     const changes = await changesAfter(root, () =>
       symlinkSync(outside, join(root, ".git/hooks/post-commit")),
@@ -226,7 +237,7 @@ describe("tamper snapshot", { concurrency: true }, () => {
 
   it("config.worktree is watched in a linked worktree's own git directory", async () => {
     const root = repo();
-    const linked = join(mkdtempSync(join(tmpdir(), "gantry-tamper-wt-")), "wt");
+    const linked = join(temp("gantry-tamper-wt-"), "wt");
     git(root, "worktree", "add", "-q", linked);
     const gitDir = git(linked, "rev-parse", "--absolute-git-dir");
     const dirs = { gitDir, commonDir: join(root, ".git") };
@@ -240,5 +251,117 @@ describe("tamper snapshot", { concurrency: true }, () => {
     );
     assert.ok(!existsSync(join(gitDir, "config.worktree")));
     assert.ok(!existsSync(join(root, ".git/config.worktree")));
+  });
+
+  it("clears both flags of an entry the session made skip-worktree and assume-unchanged at once", async () => {
+    const root = repo();
+    const changes = await changesAfter(root, () => {
+      git(root, "update-index", "--skip-worktree", "a.js");
+      git(root, "update-index", "--assume-unchanged", "a.js");
+    });
+    assert.deepEqual(changes.map((c) => [c.kind, c.what, c.restored]).sort(), [
+      ["index-flag", "assume-unchanged set on a.js in the index", true],
+      ["index-flag", "skip-worktree set on a.js in the index", true],
+    ]);
+    assert.equal(git(root, "ls-files", "-v", "a.js"), "H a.js");
+  });
+
+  it("reads each index tag of ls-files -v: S skip-worktree, lowercase assume-unchanged, s both", () => {
+    const out = ["H a.js", "S b.js", "h c.js", "s d e.js", "M f.js", "C g.js", "", "c h.js"].join("\0");
+    assert.deepEqual([...parseIndexFlags(out)].sort(), [
+      "S b.js",
+      "S d e.js",
+      "h c.js",
+      "h d e.js",
+      "h h.js",
+    ]);
+    assert.deepEqual([...parseIndexFlags("")], []);
+  });
+
+  it("reads refs through git when their files cannot be read (a reftable directory), and still puts a branch back", async () => {
+    const root = repo();
+    const base = git(root, "rev-parse", "HEAD");
+    mkdirSync(join(root, ".git/reftable"));
+    const changes = await changesAfter(root, () => {
+      git(root, "commit", "-q", "--allow-empty", "-m", "agent commit");
+    });
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.restored]),
+      [["ref", true]],
+    );
+    assert.equal(git(root, "rev-parse", "refs/heads/main"), base);
+  });
+
+  it("a hooks folder grown past the entries it reads is a change, even when the new hook sorts past them", async () => {
+    const root = repo();
+    const hooks = join(root, ".git/hooks");
+    rmSync(hooks, { recursive: true, force: true });
+    mkdirSync(hooks);
+    for (let i = 0; i < 1999; i++) writeFileSync(join(hooks, `a${String(i).padStart(4, "0")}`), "");
+    // 1999 entries: all read; one more is 2000, still all read.
+    const atBound = await changesAfter(root, () => writeFileSync(join(hooks, "a9999"), ""));
+    assert.deepEqual(
+      atBound.map((c) => c.what),
+      [".git/hooks/a9999 added"],
+    );
+    writeFileSync(join(hooks, "a9999"), "");
+    const past = await changesAfter(root, () => writeFileSync(join(hooks, "pre-commit"), "#!/bin/sh\n"));
+    assert.deepEqual(
+      past.map((c) => [c.what, c.restored]),
+      [[".git/hooks (over 2000 entries) added", false]],
+    );
+    const grown = await changesAfter(root, () => writeFileSync(join(hooks, "post-commit"), "#!/bin/sh\n"));
+    assert.deepEqual(
+      grown.map((c) => c.what),
+      [".git/hooks (over 2000 entries) changed"],
+    );
+  });
+
+  it("sees objects/info/alternates added (objects borrowed from another repository) and removes it", async () => {
+    const root = repo();
+    const changes = await changesAfter(root, () =>
+      writeFileSync(join(root, ".git/objects/info/alternates"), "/tmp/elsewhere/objects\n"),
+    );
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.what, c.restored]),
+      [["git-file", ".git/objects/info/alternates added", true]],
+    );
+    assert.ok(!existsSync(join(root, ".git/objects/info/alternates")));
+  });
+
+  it("every operation git can leave half done is reported by its own file", async () => {
+    const root = repo();
+    const names = ["CHERRY_PICK_HEAD", "REVERT_HEAD", "BISECT_LOG", "rebase-apply", "sequencer"];
+    const changes = await changesAfter(root, () => {
+      for (const name of names) writeFileSync(join(root, ".git", name), "x\n");
+    });
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.what]),
+      names.map((name) => ["in-progress", `git was left in the middle of an operation (.git/${name})`]),
+    );
+  });
+
+  it("index flags known for an index file are reused only while it is that same file", async () => {
+    const root = repo();
+    const dirs = { gitDir: join(root, ".git"), commonDir: join(root, ".git") };
+    const before = await snapshotGit(root, dirs.gitDir, dirs.commonDir);
+    const unchanged = await snapshotGit(root, dirs.gitDir, dirs.commonDir, {
+      indexKey: before.indexKey,
+      indexFlags: new Set(["S known.js"]),
+    });
+    assert.deepEqual(
+      [...unchanged.indexFlags],
+      ["S known.js"],
+      "the same index file: the flags known for it",
+    );
+    git(root, "update-index", "--skip-worktree", "a.js");
+    const after = await snapshotGit(root, dirs.gitDir, dirs.commonDir, before);
+    assert.notEqual(after.indexKey, before.indexKey);
+    assert.deepEqual([...after.indexFlags], ["S a.js"]);
+    const changes = await compareAndRestore(root, dirs, before, after);
+    assert.deepEqual(
+      changes.map((c) => c.what),
+      ["skip-worktree set on a.js in the index"],
+    );
   });
 });

@@ -18,8 +18,9 @@ const MANAGERS = new Map<string, readonly string[]>([
   ["pipenv", ["run"]],
 ]);
 
+/** A word as the shell passes it: quoted parts joined with the rest (`'vitest'`, `py"test"`, `je''st`). */
 function unquote(word: string): string {
-  return word.replace(/^(['"])(.*)\1$/, "$2");
+  return word.replace(/'([^']*)'|"([^"]*)"/g, "$1$2");
 }
 
 /** `./node_modules/.bin/jest` → `jest`, `jest.cmd` → `jest`, `python3.11` → `python3.11`. */
@@ -67,7 +68,7 @@ export function runnerOfCommand(command: string | undefined): string | undefined
   if (!command) return undefined;
   const runners = new Set<string>();
   for (const segment of command.split(/&&|\|\||[;|\n]/)) {
-    const words = segment.trim().split(/\s+/).filter(Boolean);
+    const words = segment.split(/\s+/).filter(Boolean);
     const runner = segmentRunner(words);
     if (runner) runners.add(runner);
   }

@@ -194,7 +194,8 @@ function messageOf(body: readonly string[]): string {
   for (const line of body) {
     const t = line.trim();
     if (/^at /.test(t)) break;
-    if (t) kept.push(/^'.*'$/.test(t) ? t.slice(1, -1) : t);
+    // node prints a string error quoted (`'test failed'`); `'ab' !== 'abc'` is not one quoted string.
+    if (t) kept.push(/^'[^']*'$/.test(t) ? t.slice(1, -1) : t);
     if (kept.length >= 8) break;
   }
   return kept.join("\n") || "failed";

@@ -98,7 +98,7 @@ function parseText(text: string): ParsedTests {
         details.get(`ERROR at teardown of ${key}`) ??
         details.get(`ERROR collecting ${file}`) ??
         details.get(name);
-      listed.add(failure(name, detail?.message || short[4] || short[1] || "failed", file));
+      listed.add(failure(name, detail?.message || short[4] || (short[1] as string), file));
     }
   }
   closeHeading();

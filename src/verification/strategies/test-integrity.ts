@@ -11,7 +11,6 @@ import { testConfigChanges } from "./test-integrity/test-config-files.js";
 import { countTests, type FileCount } from "./test-integrity/test-counts.js";
 import { changedLines, EMPTY_TREE, treeChanges } from "./test-integrity/tree-diff.js";
 
-export const TEST_INTEGRITY_GATE = "test-integrity";
 /** `allowedBy` of a finding a person allowed during the run (the events log has who answered). */
 export const ANSWERED = "interaction answer: test-integrity approve";
 
@@ -156,7 +155,10 @@ export async function judgeIntegrity(
   };
 }
 
-/** Tests executed by each changed test file at base and now; up to `verify.maxScopedFiles` files. */
+/**
+ * Tests executed by each changed test file at base and now; up to `verify.maxScopedFiles` files. A changed
+ * (`M`) file existed at base, so there is a base commit to count it at.
+ */
 async function changedFileCounts(ctx: StoryWork, files: string[]): Promise<FileCount[]> {
   const { run } = ctx;
   if (files.length === 0) return [];
@@ -165,7 +167,6 @@ async function changedFileCounts(ctx: StoryWork, files: string[]): Promise<FileC
     const note = "not compared: no scoped test command (quality.commands.testScoped) to run one file with";
     return files.map((file) => ({ file, note }));
   }
-  if (ctx.baseSha === UNBORN) return files.map((file) => ({ file, note: "not compared: no base commit" }));
   const limit = run.config.verify.maxScopedFiles;
   const counted = await countTests({
     root: run.root,

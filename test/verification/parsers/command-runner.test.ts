@@ -94,3 +94,61 @@ describe("the runner a test command calls", () => {
     assert.equal(segmentRunner(["A=1"]), undefined);
   });
 });
+
+describe("the runner a test command calls, word by word as the shell reads it", () => {
+  test("every package manager's run-a-program subcommand, with its own flags before the program", () => {
+    const cases: [string, string][] = [
+      ["npm x vitest run", "vitest"],
+      ["npm exec", ""],
+      ["npm exec --", ""],
+      ["yarn dlx jest", "jest"],
+      ["bun x vitest", "vitest"],
+      ["pipenv run pytest", "pytest"],
+      ["pnpm exec --silent jest", "jest"],
+      ["pnpm dlx --quiet vitest run", "vitest"],
+      ["npm run x", ""],
+      ["bun run vitest", ""],
+      ["pipenv shell pytest", ""],
+    ];
+    for (const [command, runner] of cases) assert.equal(runnerOfCommand(command) ?? "", runner, command);
+  });
+
+  test("quoted parts of a word are joined with the rest, as the shell does", () => {
+    assert.equal(runnerOfCommand(`py"test" -q`), "pytest");
+    assert.equal(runnerOfCommand("je''st"), "jest");
+    assert.equal(runnerOfCommand("'py'te'st'"), "pytest");
+    assert.equal(runnerOfCommand("'jest'.cmd"), "jest");
+    assert.equal(runnerOfCommand(`node "--"'test'`), "node-test");
+    assert.equal(runnerOfCommand(`"jest`), undefined, "an unclosed quote is not taken off");
+    assert.equal(runnerOfCommand(`'jest"`), undefined);
+  });
+
+  test("only an extension at the end of a program's name is dropped", () => {
+    assert.equal(runnerOfCommand("je.jsst"), undefined);
+    assert.equal(runnerOfCommand("jest.cmd"), "jest");
+    assert.equal(runnerOfCommand("jest.cmd.bak"), undefined);
+  });
+
+  test("NAME=value before the program is an assignment only when NAME is a shell name", () => {
+    assert.equal(runnerOfCommand("FOO-BAR=1 jest"), undefined);
+    assert.equal(runnerOfCommand("FOO_BAR=1 jest"), "jest");
+  });
+
+  test("python with a version in its name runs pytest as a module; other programs named like it do not", () => {
+    assert.equal(runnerOfCommand("python310 -m pytest"), "pytest");
+    assert.equal(runnerOfCommand("python3.12 -m pytest"), "pytest");
+    assert.equal(runnerOfCommand("micropython -m pytest"), undefined);
+    assert.equal(runnerOfCommand("python-config -m pytest"), undefined);
+    assert.equal(runnerOfCommand("python3.x -m pytest"), undefined);
+  });
+
+  test("--test runs node's runner only through node or tsx", () => {
+    assert.equal(runnerOfCommand("./run-tests.sh --test"), undefined);
+    assert.equal(runnerOfCommand("deno --test"), undefined);
+  });
+
+  test("leading blanks and tabs of a step are not a word", () => {
+    assert.equal(runnerOfCommand("make build &&\t jest"), "jest");
+    assert.equal(runnerOfCommand("   vitest run"), "vitest");
+  });
+});

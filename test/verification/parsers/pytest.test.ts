@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { pytestParser } from "../../../src/verification/parsers/pytest.js";
-import { parseTestOutput } from "../../../src/verification/parsers/registry.js";
+import { parseTestOutput, parseWithTrials } from "../../../src/verification/parsers/registry.js";
 
 const fixture = (path: string): string =>
   readFileSync(new URL(`../../fixtures/parsers/pytest/${path}`, import.meta.url), "utf8");
@@ -310,6 +310,210 @@ describe("pytest detection and JUnit", () => {
     assert.deepEqual(
       pytestParser.parse(xml).failures.map((f) => [f.name, f.file]),
       [["TestA::test_x", undefined]],
+    );
+  });
+});
+
+describe("pytest's text output, line by line", () => {
+  const filler = (n: number) => Array.from({ length: n }, (_, i) => `    line ${i}`);
+
+  test("a failure's first 400 lines are read, and no more", () => {
+    const at = (before: number) =>
+      parse([
+        "=== FAILURES ===",
+        "___ test_a ___",
+        ...filler(before),
+        "E   AssertionError: late",
+        "=== 1 failed in 0.1s ===",
+      ]).failures[0]?.message;
+    assert.equal(at(399), "AssertionError: late");
+    assert.equal(at(400), "failed");
+  });
+
+  test("section banners and headings are whole lines", () => {
+    const failures = (lines: string[]) =>
+      parse([...lines, "___ test_a ___", "E   AssertionError: x", "=== 1 failed in 0.1s ==="]).failures;
+    assert.deepEqual(
+      failures(["=== FAILURES ==="]).map((f) => f.name),
+      ["test_a"],
+    );
+    assert.deepEqual(failures(["see === FAILURES ==="]), []);
+    assert.deepEqual(failures(["=== FAILURES === (3)"]), []);
+    const heading = (line: string) =>
+      parse(["=== FAILURES ===", line, "E   AssertionError: x", "=== 1 failed in 0.1s ==="]).failures.map(
+        (f) => f.name,
+      );
+    assert.deepEqual(heading("___ test_b ___"), ["test_b"]);
+    assert.deepEqual(heading("x ___ test_b ___"), []);
+    assert.deepEqual(heading("___ test_b ___ x"), []);
+  });
+
+  test("a closing line of 400 characters or more is not read; 399 is", () => {
+    const line = (length: number) => {
+      const body = " 3 passed in 0.1s ";
+      const left = Math.floor((length - body.length) / 2);
+      return `${"=".repeat(left)}${body}${"=".repeat(length - body.length - left)}`;
+    };
+    assert.equal(line(400).length, 400);
+    assert.equal(parse([line(400)]).status, "UNPARSED");
+    assert.equal(parse([line(399)]).status, "PASS");
+  });
+
+  test("an indented closing line is not pytest's, whatever rule follows it", () => {
+    assert.equal(parse(["  3 passed in 0.1s ==="]).status, "UNPARSED");
+    assert.equal(parse(["3 passed in 0.1s ==="]).status, "PASS");
+  });
+
+  test("collection errors: the Interrupted banner with any count, and ERROR collecting headings, are whole lines", () => {
+    const status = (line: string) => parse([line, "12 errors in 0.1s"]).status;
+    assert.equal(status("!!!! Interrupted: 12 errors during collection !!!!"), "BUILD_ERROR");
+    assert.equal(status("!!!! Interrupted: 12 errors during collection !!!! (x)"), "TEST_FAILURE");
+    assert.equal(status("see !!!! Interrupted: 12 errors during collection !!!!"), "TEST_FAILURE");
+    assert.equal(status("___ ERROR collecting tests/x.py ___"), "BUILD_ERROR");
+    assert.equal(status("___ ERROR collecting tests/x.py ___ x"), "TEST_FAILURE");
+  });
+
+  test("a short-summary line is read only from its start", () => {
+    const parsed = parse([
+      "=== short test summary info ===",
+      "x FAILED tests/a.py::test_x - boom",
+      "=== 1 failed in 0.1s ===",
+    ]);
+    assert.deepEqual(parsed.failures, []);
+  });
+
+  test("a collection error without a short summary is named by its module, and the reason names the file", () => {
+    const parsed = parse([
+      "=== ERRORS ===",
+      "___ ERROR collecting tests/x.py ___",
+      "E   SyntaxError: bad",
+      "!!!! Interrupted: 1 error during collection !!!!",
+      "=== 1 error in 0.1s ===",
+    ]);
+    assert.deepEqual(parsed.failures, [{ name: "tests/x.py", message: "SyntaxError: bad" }]);
+    assert.equal(parsed.reason, "tests/x.py did not load: SyntaxError: bad");
+    const listed = parse([
+      "=== short test summary info ===",
+      "ERROR tests/a.py::TestX - ImportError: gone",
+      "!!!! Interrupted: 1 error during collection !!!!",
+      "=== 1 error in 0.1s ===",
+    ]);
+    assert.equal(listed.reason, "tests/a.py did not load: ImportError: gone");
+    const inName = parse([
+      "=== FAILURES ===",
+      "___ test_log[ERROR collecting x] ___",
+      "E   AssertionError",
+      "=== 1 failed in 0.1s ===",
+    ]);
+    assert.deepEqual(
+      inName.failures.map((f) => f.name),
+      ["test_log[ERROR collecting x]"],
+    );
+  });
+
+  test("a failure's file is a location line's own, at its start, with any line number", () => {
+    const file = (line: string) =>
+      parse(["=== FAILURES ===", "___ t ___", "E   AssertionError", line, "=== 1 failed in 0.1s ==="])
+        .failures[0]?.file;
+    assert.equal(file("tests/test_a.py:123: AssertionError"), "tests/test_a.py");
+    assert.equal(file("see tests/test_a.py:1: AssertionError"), undefined);
+  });
+
+  test("the ImportError line is the message only before any E line, trimmed, and only from its start", () => {
+    const message = (...lines: string[]) =>
+      parse(["=== ERRORS ===", "___ ERROR collecting tests/x.py ___", ...lines, "=== 1 error in 0.1s ==="])
+        .failures[0]?.message;
+    assert.equal(
+      message("ImportError while importing test module '/p/x.py'.   ", "E   NameError: y"),
+      "ImportError while importing test module '/p/x.py'.\nNameError: y",
+    );
+    assert.equal(
+      message("E   NameError: y", "ImportError while importing test module '/p/x.py'."),
+      "NameError: y",
+    );
+    assert.equal(message("  see ImportError while importing test module '/p/x.py'."), "failed");
+  });
+});
+
+describe("pytest's JUnit XML, element by element", () => {
+  const junit = (cases: string) =>
+    pytestParser.parse(
+      `<testsuites name="pytest tests"><testsuite name="pytest" tests="1">${cases}</testsuite></testsuites>`,
+    );
+
+  test("a test without a classname is named as it is, with no file", () => {
+    const parsed = junit(
+      '<testcase classname="" name="test_x"><failure message="boom">boom</failure></testcase>',
+    );
+    assert.deepEqual(
+      parsed.failures.map((f) => [f.name, f.file]),
+      [["test_x", undefined]],
+    );
+    assert.equal(parsed.status, "TEST_FAILURE");
+  });
+
+  test("a module with capitals inside its name is still the module; a capitalised part is a class", () => {
+    const parsed = junit(
+      '<testcase classname="tests.test_API.TestClient" name="test_get"><failure message="m">m</failure></testcase>',
+    );
+    assert.deepEqual(
+      parsed.failures.map((f) => [f.name, f.file]),
+      [["TestClient::test_get", "tests/test_API.py"]],
+    );
+  });
+
+  test("only an error element whose message is `collection failure` is a module that did not load", () => {
+    const fixtureError = junit(
+      '<testcase classname="tests.test_a" name="test_db"><error message="failed on setup with &quot;fixture db not found&quot;">E</error></testcase>',
+    );
+    assert.equal(fixtureError.status, "TEST_FAILURE");
+    const failure = junit(
+      '<testcase classname="tests.test_a" name="test_b"><failure message="collection failure">F</failure></testcase>',
+    );
+    assert.equal(failure.status, "TEST_FAILURE");
+    const load = junit(
+      '<testcase classname="" name="tests.test_a"><error message="collection failure">E</error></testcase>',
+    );
+    assert.equal(load.status, "BUILD_ERROR");
+  });
+
+  test('a single <testsuite name="pytest"> root is read as JUnit', () => {
+    const parsed = pytestParser.parse(
+      '<?xml version="1.0"?>\n<testsuite name="pytest" tests="2" failures="1"><testcase classname="tests.test_a" name="test_one"/><testcase classname="tests.test_a" name="test_two"><failure message="m">m</failure></testcase></testsuite>',
+    );
+    assert.deepEqual([parsed.status, parsed.passed, parsed.failed], ["TEST_FAILURE", 1, 1]);
+  });
+
+  test("captured output inside the XML that mentions the session banner does not make it text", () => {
+    const parsed = junit(
+      '<testcase classname="tests.test_a" name="test_one"><system-out>printed: === test session starts ===</system-out></testcase>',
+    );
+    assert.deepEqual([parsed.status, parsed.passed], ["PASS", 1]);
+  });
+
+  test("JUnit markup is looked for only in the first 64 KiB", () => {
+    const late = `${"x\n".repeat(40_000)}<testsuites name="pytest tests"><testsuite name="pytest" tests="1"><testcase classname="a" name="b"/></testsuite></testsuites>\n3 passed in 0.1s`;
+    assert.equal(pytestParser.parse(late).passed, 3);
+  });
+});
+
+describe("pytest detection, line by line", () => {
+  test("the session banner and the short summary heading are whole lines", () => {
+    for (const text of [
+      "see === test session starts ===",
+      "=== test session starts === (x)",
+      "see === short test summary info ===",
+      "=== short test summary info === (x)",
+    ]) {
+      assert.equal(pytestParser.detect(text), false, text);
+    }
+  });
+
+  test("what pytest looks for is said when nothing recognised the output", () => {
+    const { tried } = parseWithTrials("all fine\n");
+    assert.match(
+      tried.find((t) => t.runner === "pytest")?.why ?? "",
+      /^no pytest's `test session starts` banner/,
     );
   });
 });
