@@ -150,6 +150,26 @@ describe("test-integrity rules", { concurrency: true }, () => {
     assert.deepEqual([result.verdict, result.findings], ["pass", []]);
   });
 
+  it("a renamed test file is diffed against its old name: a skip it already had is not new, one added is", async () => {
+    const SKIP = 'test.skip("later", () => assert.equal(add(1, 1), 2));';
+    const withSkip = await story({ "test/skipping.test.js": TESTS(ADD, SKIP) });
+    const renamed = await story(
+      { "test/skipping.test.js": null, "test/renamed.test.js": TESTS(ADD, SKIP, SUB) },
+      withSkip.sha,
+    );
+    const kept = await judgeIntegrity(work_({}, withSkip.sha), renamed, []);
+    assert.deepEqual([kept.verdict, summary(kept.findings)], ["pass", []]);
+    const added = await story(
+      { "test/skipping.test.js": null, "test/renamed.test.js": TESTS(ADD, SKIP, `test.skip${SUB.slice(4)}`) },
+      withSkip.sha,
+    );
+    const found = await judgeIntegrity(work_({}, withSkip.sha), added, []);
+    assert.deepEqual(
+      [found.verdict, summary(found.findings)],
+      ["fail", ["marker-added test/renamed.test.js:7"]],
+    );
+  });
+
   it("a test file renamed to a name that is not a test's is a finding that names both", async () => {
     const result = await judge(
       await story({ "test/old.test.js": null, "test/old.js.bak": BASE_FILES["test/old.test.js"] as string }),

@@ -87,7 +87,7 @@ export async function judgeIntegrity(
     .filter((c) => c.status !== "D" && hasMarkerRules(c.path))
     .filter((c) => isTestSource(c.path) || familyOf(c.path) === "rs")
     .map((c) => c.path);
-  const lines = await changedLines(run.root, base, tree, scanned);
+  const lines = await changedLines(run.root, base, tree, scanned, changes);
   for (const path of scanned) {
     for (const hit of addedMarkers(path, lines.get(path) ?? { added: [], removed: [] })) {
       found.push({

@@ -38,15 +38,25 @@ export async function treeChanges(root: string, base: string, tree: string): Pro
   return changes;
 }
 
-/** Added and removed lines of `paths` (paths now, renames followed) between `base` and `tree`. */
+/**
+ * Added and removed lines of `paths` (paths now, renames followed) between `base` and `tree`. A renamed
+ * file is diffed against its old path, so only what the story changed in it counts as added: git pairs a
+ * rename only when both names are in the pathspec. `changes` are the story's changes when the caller has
+ * them (else they are asked of git).
+ */
 export async function changedLines(
   root: string,
   base: string,
   tree: string,
   paths: readonly string[],
+  changes?: readonly TreeChange[],
 ): Promise<Map<string, FileLines>> {
   const lines = new Map<string, FileLines>();
   if (paths.length === 0) return lines;
+  const wanted = new Set(paths);
+  const renamedFrom = (changes ?? (await treeChanges(root, base, tree)))
+    .filter((c) => (c.status === "R" || c.status === "C") && wanted.has(c.path))
+    .map((c) => c.from);
   const out = await runGit(root, [
     "diff",
     "-U0",
@@ -60,7 +70,7 @@ export async function changedLines(
     base,
     tree,
     "--",
-    ...paths.map((path) => `:(literal)${path}`),
+    ...[...paths, ...renamedFrom].map((path) => `:(literal)${path}`),
   ]);
   let current: FileLines | undefined;
   let oldLine = 0;
@@ -74,6 +84,10 @@ export async function changedLines(
       const name = text.slice(4);
       if (name === "/dev/null") continue;
       const path = unquote(name).replace(/^b\//, "");
+      if (!wanted.has(path)) {
+        current = undefined;
+        continue;
+      }
       current = lines.get(path) ?? { added: [], removed: [] };
       lines.set(path, current);
       continue;
