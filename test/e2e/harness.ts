@@ -14,7 +14,24 @@ import { fileURLToPath } from "node:url";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const CLI = join(REPO, "dist", "cli.js");
-export const BIOME = join(REPO, "node_modules", ".bin", "biome");
+/**
+ * Biome's own binary where npm put it for this platform: the `.bin/biome` wrapper is a node script that
+ * looks for that binary (and runs `ldd` to tell musl from glibc), a node start on every lint of every run.
+ */
+export const BIOME = nativeBiome() ?? join(REPO, "node_modules", ".bin", "biome");
+
+function nativeBiome(): string | undefined {
+  const dir = join(REPO, "node_modules", "@biomejs");
+  const prefix = `cli-${process.platform}-${process.arch}`;
+  const names = existsSync(dir)
+    ? readdirSync(dir).filter((n) => n === prefix || n.startsWith(`${prefix}-`))
+    : [];
+  for (const name of names.sort()) {
+    const bin = join(dir, name, "biome");
+    if (existsSync(bin)) return bin;
+  }
+  return undefined;
+}
 const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
 /** Where the CLI keeps ledger keys in tests: this process's own directory, never the user's state. */
 export const TEST_STATE_HOME = process.env.XDG_STATE_HOME?.includes("gantry-test-state-")
