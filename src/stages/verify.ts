@@ -1,5 +1,4 @@
 import { CONTINUE } from "../model/stage.js";
-import type { VerifyResult } from "../model/verify.js";
 import { runVerification } from "../verification/orchestrator.js";
 import { scopedTestCommand } from "../verification/scope.js";
 import { runTestIntegrity } from "../verification/strategies/test-integrity.js";
