@@ -1,8 +1,7 @@
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
 import { probeAgent } from "../agents/probe.js";
 import { AgentRegistry } from "../agents/registry.js";
 import { loadConfig } from "../config/loader.js";
+import { findOnPath as findExecutable } from "../process/find-executable.js";
 import { sandboxStatusLine } from "../process/sandbox.js";
 import { projectRoot } from "./project.js";
 
@@ -82,17 +81,7 @@ export async function agentsCommand(options: {
   return exitCode;
 }
 
-/** The first executable file named `bin` in a PATH directory, like the shell would run. */
+/** The first executable file named `bin` in a PATH directory, like the shell would run; null when none. */
 export function findOnPath(bin: string, pathVariable = process.env.PATH ?? ""): string | null {
-  for (const dir of pathVariable.split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, bin);
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return null;
+  return findExecutable(bin, pathVariable) ?? null;
 }

@@ -1,6 +1,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { createSpawnHelperPool, helperShell, type SpawnHelperPool } from "../process/spawn-helper.js";
+import { createSpawnHelperPool, type SpawnHelperPool } from "../process/spawn-helper.js";
+import { helperShell } from "../process/spawn-helper-shell.js";
 import { GitError } from "./git-error.js";
 
 const execFileAsync = promisify(execFile);

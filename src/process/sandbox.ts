@@ -1,7 +1,8 @@
-import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { execCommand } from "./executor.js";
+import { findOnPath } from "./find-executable.js";
 
 export type SandboxMode = "auto" | "bwrap" | "off";
 
@@ -108,7 +109,7 @@ export function sandboxSupport(env: NodeJS.ProcessEnv = process.env): Promise<Sa
 }
 
 async function trial(path: string): Promise<SandboxSupport> {
-  const bwrap = findExecutable("bwrap", path);
+  const bwrap = findOnPath("bwrap", path);
   if (!bwrap) return { works: false, reason: "bwrap not found" };
   const result = await execCommand({
     command: "true",
@@ -126,20 +127,6 @@ async function trial(path: string): Promise<SandboxSupport> {
       ? `a trial run could not start: ${result.spawnError}`
       : `a trial run failed${said ? `: ${said}` : ` with exit code ${result.exitCode ?? result.signal}`}`;
   return { works: false, bwrap, reason: `${bwrap} does not work here (${why})` };
-}
-
-function findExecutable(name: string, path: string): string | undefined {
-  for (const dir of path.split(delimiter)) {
-    if (!dir) continue;
-    const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
-  }
-  return undefined;
 }
 
 /** How the run's sessions are sandboxed, decided once at the start of a run from `agent.sandbox`. */

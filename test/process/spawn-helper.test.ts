@@ -4,12 +4,8 @@ import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { after, describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import {
-  createSpawnHelperPool,
-  type HelperShell,
-  helperShell,
-  type SpawnHelperPool,
-} from "../../src/process/spawn-helper.js";
+import { createSpawnHelperPool, type SpawnHelperPool } from "../../src/process/spawn-helper.js";
+import { type HelperShell, helperShell } from "../../src/process/spawn-helper-shell.js";
 
 const SHELLS: [string, HelperShell | undefined][] = [
   ["bash with job control", helperShell()?.jobControl ? helperShell() : undefined],

@@ -4,8 +4,7 @@
  * permission flags docs/agents.md gives for it, passes the model for each tier and reads the cost, so
  * the config holds nothing but its name.
  */
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { findOnPath } from "../../process/find-executable.js";
 
 export interface AgentChoice {
   /** The built-in adapter, the value of `agent.default`. */
@@ -16,22 +15,11 @@ export interface AgentChoice {
 /** The built-in adapters' CLIs, in the order init prefers them when more than one is on PATH. */
 export const KNOWN_AGENT_CLIS: readonly string[] = ["claude", "codex", "gemini", "aider", "opencode"];
 
-function executable(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The first known agent CLI found on `pathVariable` (PATH), in the order of KNOWN_AGENT_CLIS. */
 export function detectAgent(pathVariable: string | undefined): AgentChoice | undefined {
-  const dirs = (pathVariable ?? "").split(delimiter).filter(Boolean);
   for (const name of KNOWN_AGENT_CLIS) {
-    const dir = dirs.find((d) => executable(join(d, name)));
-    if (dir) return { name, source: `${join(dir, name)} on PATH` };
+    const found = findOnPath(name, pathVariable ?? "");
+    if (found) return { name, source: `${found} on PATH` };
   }
   return undefined;
 }
