@@ -1,33 +1,23 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import html from "../../src/reporters/html.js";
+import { CHROMIUM, chromiumMissing, headlessFlags } from "../support/chromium.js";
 import { FAILURE_MESSAGE, freshDir, NASTY_TITLE, RUN_ID, runSample, STORIES } from "./sample-run.js";
 
-const CHROMIUM = "/usr/bin/chromium";
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is not installed (Debian package chromium)`;
+const skip = chromiumMissing;
 if (skip) console.log(`# html reporter: browser checks skipped: ${skip}`);
 
 /** Headless Chromium with nothing that talks to the network; returns what it printed on stdout. */
 function chromium(...args: string[]): string {
-  const result = spawnSync(
-    CHROMIUM,
-    [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      `--user-data-dir=${freshDir("chromium")}`,
-      ...args,
-    ],
-    { encoding: "utf8", timeout: 60_000, killSignal: "SIGKILL", maxBuffer: 64 * 1024 * 1024 },
-  );
+  const result = spawnSync(CHROMIUM, [...headlessFlags(freshDir("chromium")), ...args], {
+    encoding: "utf8",
+    timeout: 60_000,
+    killSignal: "SIGKILL",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   assert.equal(result.status, 0, `chromium failed: ${result.error ?? result.stderr}`);
   return result.stdout;
 }

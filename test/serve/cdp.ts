@@ -1,13 +1,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
+import { CHROMIUM, chromiumMissing, headlessFlags } from "../support/chromium.js";
 
-export const CHROMIUM = "/usr/bin/chromium";
-export const chromiumMissing = existsSync(CHROMIUM)
-  ? false
-  : `${CHROMIUM} is not installed (Debian package chromium)`;
+export { chromiumMissing };
 
 /**
  * Headless Chromium driven over the DevTools protocol on a pipe (--remote-debugging-pipe: JSON messages
@@ -44,16 +42,8 @@ export class Browser {
     const child = spawn(
       CHROMIUM,
       [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
+        ...headlessFlags(mkdtempSync(join(tmpdir(), "gantry-chromium-"))),
         "--remote-debugging-pipe",
-        `--user-data-dir=${mkdtempSync(join(tmpdir(), "gantry-chromium-"))}`,
         "about:blank",
       ],
       { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"], detached: true },
