@@ -1,13 +1,8 @@
 import { dirname, relative, resolve } from "node:path";
 import { duration, escapeMarkup, seconds, usd, verdictSummary } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
-import {
-  RunModel,
-  type StageRecord,
-  type StoryRecord,
-  stageOutcome,
-  type VerdictRecord,
-} from "./run-model.js";
+import { RunModel, type StageRecord, type StoryRecord, type VerdictRecord } from "./run-model.js";
+import { stageOutcome } from "./stage-verdict.js";
 import type { Reporter, ReporterContext } from "./types.js";
 
 /**

@@ -1,7 +1,8 @@
 import { oneLine, truncate } from "../util/text.js";
 import { seconds, verdictSummary, escapeMarkup as x } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
-import { RunModel, type StoryRecord, stageOutcome, type VerdictRecord } from "./run-model.js";
+import { RunModel, type StoryRecord, type VerdictRecord } from "./run-model.js";
+import { stageOutcome } from "./stage-verdict.js";
 import type { Reporter, ReporterContext } from "./types.js";
 
 const MAX_MESSAGE = 1000;

@@ -1,7 +1,8 @@
 import type { EventOf } from "../model/events.js";
 import { oneLine } from "../util/text.js";
 import { seconds } from "./format.js";
-import { failedBefore, type RunModel, stageOutcome, stageVerdict } from "./run-model.js";
+import type { RunModel } from "./run-model.js";
+import { failedBefore, stageOutcome, stageVerdict } from "./stage-verdict.js";
 import type { EventArgs } from "./types.js";
 
 /** `[05:06:07] `: the time of day, UTC, as progress lines start. */
