@@ -1,4 +1,4 @@
-import type { GitRepo } from "./repo.js";
+import type { GitRepo } from "./git-repo.js";
 import type { GitSnapshot } from "./tamper-snapshot.js";
 
 /**

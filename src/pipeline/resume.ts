@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import type { GitRepo } from "../git/repo.js";
+import type { GitRepo } from "../git/git-repo.js";
 import { saveStoryPatch } from "../prd/save.js";
 import type { Prd } from "../prd/story.js";
 import { type RunStateData, readRunState } from "../runs/run-state.js";

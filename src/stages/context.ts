@@ -2,7 +2,7 @@ import type { AgentAdapter } from "../agents/adapter.js";
 import type { MarkerReading } from "../agents/completion-marker.js";
 import type { EventBus } from "../bus/event-bus.js";
 import type { Config } from "../config/schema.js";
-import type { GitRepo } from "../git/repo.js";
+import type { GitRepo } from "../git/git-repo.js";
 import type { VerdictBook } from "../ledger/book.js";
 import type { CostBasis } from "../model/agent.js";
 import type { InteractionAction } from "../model/interaction.js";

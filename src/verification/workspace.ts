@@ -1,6 +1,6 @@
 import type { EventBus } from "../bus/event-bus.js";
 import type { Config } from "../config/schema.js";
-import type { GitRepo } from "../git/repo.js";
+import type { GitRepo } from "../git/git-repo.js";
 import type { Logger } from "../util/logger.js";
 
 /** What verification and review need of a run: the tree, its config, the bus to report on, Ctrl-C. */

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { type GitRepo, openRepo } from "../../src/git/repo.js";
+import type { GitRepo } from "../../src/git/git-repo.js";
+import { openRepo } from "../../src/git/repo.js";
 import { execCommand } from "../../src/process/executor.js";
 import { git, write } from "../support/fixture-repo.js";
 

@@ -4,8 +4,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
+import type { GitRepo } from "../../src/git/git-repo.js";
 import { JudgeRefusal, leavesRepository } from "../../src/git/judge.js";
-import { type GitRepo, openRepo } from "../../src/git/repo.js";
+import { openRepo } from "../../src/git/repo.js";
 
 describe("leavesRepository", () => {
   it("an absolute target, or a relative one that climbs above the top, leaves the repository", () => {

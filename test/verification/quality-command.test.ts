@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { createEventBus } from "../../src/bus/event-bus.js";
 import { parseConfig } from "../../src/config/loader.js";
-import type { GitRepo } from "../../src/git/repo.js";
+import type { GitRepo } from "../../src/git/git-repo.js";
 import { decideSandbox, sandboxSupport } from "../../src/process/sandbox.js";
 import { runMechanicalFixes } from "../../src/review/autofix.js";
 import { silentLogger } from "../../src/util/logger.js";

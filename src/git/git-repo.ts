@@ -1,0 +1,58 @@
+import type { Judged } from "../model/ledger.js";
+import type { GitChange, GitSnapshot } from "./tamper-snapshot.js";
+
+/** What gantry asks of git, each answered with as few git calls as it can (repo.ts). */
+export interface GitRepo {
+  readonly root: string;
+  /** The working tree's top level (root, or a folder above it when gantry runs in a subfolder). */
+  readonly top: string;
+  head(): Promise<string>;
+  /**
+   * HEAD and the tree hash of the working tree (tracked + untracked, not ignored, without .gantry/), built
+   * hermetically (see hermetic.ts); throws JudgeRefusal for content a commit would not carry.
+   */
+  judge(options?: JudgeOptions): Promise<Judged>;
+  /**
+   * Commits exactly the judged tree (plus gantry's config and prd.json) with commit-tree and a
+   * compare-and-swap of the branch; throws CommitMismatch when HEAD is not that commit afterwards.
+   */
+  commitJudged(judged: Judged, subject: string): Promise<string>;
+  /**
+   * Files that differ between a commit and a judged tree (.gantry/ aside), relative to the project root,
+   * deleted ones included, sorted: `git diff-tree`, whose cost grows with the change, not the repository.
+   */
+  changedFiles(base: string, tree: string): Promise<string[]>;
+  /** Every file of a tree, relative to the project root (`git ls-tree -r`), kept per tree. */
+  treeFiles(tree: string): Promise<string[]>;
+  /** Whether a commit holds exactly a judged tree's content (.gantry/ aside). */
+  sameContent(commit: string, tree: string): Promise<boolean>;
+  /** What git's own state is now: the git directory's config, hooks and info files, refs, HEAD, index flags. */
+  snapshot(): Promise<GitSnapshot>;
+  /** What changed since `before`, each change put back where that is safe (tamper-snapshot.ts). */
+  restoreSince(before: GitSnapshot): Promise<GitChange[]>;
+  /** Untracked ignored paths (.gantry/ aside), a wholly ignored folder as one `dir/` entry. */
+  ignoredPaths(): Promise<Set<string>>;
+  /** Source files among ignored paths that are new since `before`, relative to the repository's top. */
+  newIgnoredSources(before: Set<string>): Promise<string[]>;
+  /** Removes the private git directory the judge works in. */
+  close(): void;
+  headSubject(): Promise<string>;
+  /** Files a commit changed, relative to the project root. */
+  commitFiles(sha: string): Promise<string[]>;
+  /** Files changed in the working tree (relative to the project root), .gantry/ excluded. */
+  dirtyFiles(): Promise<string[]>;
+  /** Saves uncommitted work (tracked and untracked, .gantry/ excluded) to the stash; returns its ref or undefined. */
+  setAside(message: string): Promise<string | undefined>;
+  /** Why `git commit` would refuse here (no user.name / user.email), in one line; undefined when it can commit. */
+  commitIdentityProblem(): Promise<string | undefined>;
+  /** The checked-out branch; undefined on a detached HEAD. */
+  branch(): Promise<string | undefined>;
+}
+
+export interface JudgeOptions {
+  /**
+   * Look at the disk even when no command ran since the last judge (a stat pass at least): for the last
+   * guard before a commit, which must see an edit made by anything, a process gantry did not start included.
+   */
+  recheck?: boolean;
+}
