@@ -3,12 +3,15 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
+import { compileTests, OUT, REPO } from "./compile-tests.mjs";
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith("-"));
 // `*.full.test.ts` are the long end-to-end profiles: run by `npm run test:full` (--full), or when named.
 const full = process.argv.includes("--full") || process.env.GANTRY_TEST_PROFILE === "full";
-const flags = process.argv.slice(2).filter((a) => a.startsWith("-") && a !== "--full");
+// --compiled (npm test): type-check and compile once, then run the JavaScript without tsx.
+const compiled = process.argv.includes("--compiled");
+const flags = process.argv.slice(2).filter((a) => a.startsWith("-") && a !== "--full" && a !== "--compiled");
 let leftOut = 0;
 const files = [];
 const walk = (dir) => {
@@ -28,7 +31,10 @@ if (leftOut > 0)
   console.log(`# ${leftOut} long end-to-end files (*.full.test.ts) left out: npm run test:full runs them`);
 // Most tests wait on child processes (git, node, the built CLI), so three files at a time keep two cores busy.
 const concurrency = flags.some((f) => f.startsWith("--test-concurrency")) ? [] : ["--test-concurrency=3"];
-const args = ["--import", "tsx", "--test", "--test-reporter=spec", ...concurrency, ...flags, ...files];
+if (compiled && !compileTests()) process.exit(1);
+const run = compiled ? files.map((f) => join(OUT, relative(REPO, f)).replace(/\.ts$/, ".js")) : files;
+const loader = compiled ? [] : ["--import", "tsx"];
+const args = [...loader, "--test", "--test-reporter=spec", ...concurrency, ...flags, ...run];
 // gantry keeps ledger keys under $XDG_STATE_HOME/gantry: tests get their own, never the user's.
 const state = mkdtempSync(join(tmpdir(), "gantry-test-state-"));
 const env = { ...process.env, XDG_STATE_HOME: state };

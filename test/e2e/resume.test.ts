@@ -41,7 +41,8 @@ async function interruptDuring(
   // Drained so gantry never blocks on a full pipe; what it prints is not needed here.
   child.stdout.resume();
   child.stderr.resume();
-  const deadline = Date.now() + 30_000;
+  // A wait, not a bound: on a loaded machine the stories before can take a minute.
+  const deadline = Date.now() + 120_000;
   while (Date.now() < deadline && !agentCalls(root).some((c) => c.story === storyId)) {
     await new Promise((r) => setTimeout(r, 50));
   }

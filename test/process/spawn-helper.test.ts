@@ -115,7 +115,9 @@ for (const [name, shell] of SHELLS) {
 
     it("dies with its owner: nothing it started outlives a SIGKILL of the process that made it", async () => {
       const mark = `GANTRY_HELPER_OWNER=${process.pid}-${Math.random()}`;
-      const url = new URL("../../src/process/spawn-helper.ts", import.meta.url).href;
+      // The test runs as TypeScript through tsx, or compiled to JavaScript by npm test: import the same kind.
+      const compiled = import.meta.url.endsWith(".js");
+      const url = new URL(`../../src/process/spawn-helper.${compiled ? "js" : "ts"}`, import.meta.url).href;
       const script = [
         `const { createSpawnHelperPool } = await import(${JSON.stringify(url)});`,
         `const p = createSpawnHelperPool(${JSON.stringify(shell)}, process.env);`,
@@ -124,10 +126,14 @@ for (const [name, shell] of SHELLS) {
         "setTimeout(() => console.log('ready'), 200); setInterval(() => {}, 1000);",
       ].join("\n");
       const [key = "", value = ""] = mark.split("=");
-      const owner = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-        env: { ...process.env, [key]: value },
-        stdio: ["ignore", "pipe", "inherit"],
-      });
+      const owner = spawn(
+        process.execPath,
+        [...(compiled ? [] : ["--import", "tsx"]), "--input-type=module", "-e", script],
+        {
+          env: { ...process.env, [key]: value },
+          stdio: ["ignore", "pipe", "inherit"],
+        },
+      );
       await new Promise<void>((resolve) => owner.stdout.once("data", () => resolve()));
       assert.ok(
         marked(mark).some((c) => c.startsWith("sleep 30")),
