@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { chaosConfig, moduleWithTest, QUICK_CHECK } from "../chaos/project.js";
-import { type AgentSession, gantry, git, makeProject, prdStories, REPO, story } from "./harness.js";
+import { type AgentSession, gantry, git, lastRun, makeProject, prdStories, REPO, story } from "./harness.js";
 
 const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
 
@@ -12,8 +12,15 @@ const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
  * A remote (a bare repository) seeded from a project, and the agent's plan where every clone's sessions
  * find it. Returns a function that makes a clone ("a runner").
  */
-function remoteProject(stories: Record<string, unknown>[], plan: Record<string, AgentSession[]>) {
-  const config = chaosConfig({ agent: { command: { run: `node ${JSON.stringify(AGENT)}` } } });
+function remoteProject(
+  stories: Record<string, unknown>[],
+  plan: Record<string, AgentSession[]>,
+  patch: Record<string, unknown> = {},
+) {
+  const config = {
+    ...chaosConfig({ agent: { command: { run: `node ${JSON.stringify(AGENT)}` } } }),
+    ...patch,
+  };
   const seed = makeProject({ stories, plan: {}, config, files: { "tools/check.sh": QUICK_CHECK } });
   const place = mkdtempSync(join(tmpdir(), "gantry-shards-"));
   const remote = join(place, "remote.git");
@@ -130,5 +137,40 @@ describe("shards over CI runners, simulated: a bare repository as the remote, on
     assert.doesNotMatch(subjects, /gantry\(Q\):/);
     assert.equal(prdStories(merger).Q?.status, "failed");
     assert.equal(prdStories(merger).P?.status, "passed");
+  });
+
+  it("with readiness a mandatory gate, the merge job scores each shard's stories itself and carries the pass onto the merged tree", async () => {
+    const stories = ["R", "S"].map((id) =>
+      story(id, { acceptanceCriteria: [`m${id.toLowerCase()}() returns 2`] }),
+    );
+    const plan = Object.fromEntries(
+      stories.map((s) => [s.id, [{ write: moduleWithTest(`m${s.id.toLowerCase()}`, 2) }]]),
+    );
+    const gates = { mandatory: ["verify", "review", "test-integrity", "readiness"] };
+    const { runner, env } = remoteProject(stories, plan, { gates, readiness: { enabled: true } });
+    const results = await Promise.all(
+      ["1/2", "2/2"].map((shard) => gantry(runner(), ["run", "--feature", "f", "--shard", shard], { env })),
+    );
+    for (const r of results) assert.equal(r.code, 0, r.stderr.slice(-2000) + r.stdout.slice(-1000));
+    const merger = runner();
+    const merged = await gantry(merger, ["merge-shards", "--feature", "f"], { env });
+    assert.equal(merged.code, 0, merged.stderr.slice(-3000) + merged.stdout.slice(-1000));
+    for (const s of Object.values(prdStories(merger))) assert.equal(s.status, "passed");
+    const run = lastRun(merger);
+    const readiness = run.events.filter((e) => e.type === "readiness:result");
+    // One score per shard by this job on the shard's tree, then carried onto the tree it merged into.
+    for (const shard of ["shard-1", "shard-2"]) {
+      const own = readiness.filter((e) => e.storyId === shard);
+      assert.deepEqual(
+        own.map((e) => [e.verdict, e.carriedFrom === undefined ? "scored" : "carried"]),
+        [
+          ["pass", "scored"],
+          ["pass", "carried"],
+        ],
+        JSON.stringify(own),
+      );
+    }
+    const check = await gantry(merger, ["ledger", "check"]);
+    assert.equal(check.code, 0, check.stdout);
   });
 });

@@ -1,9 +1,12 @@
+import { relative } from "node:path";
 import { runGit } from "../../git/exec.js";
 import { RefBook } from "../../git/ref-book.js";
 import { isAncestor } from "../../git/worktree.js";
+import { parsePrd } from "../../prd/load.js";
 import { type Story, summarize } from "../../prd/story.js";
 import type { RunContext } from "../../stages/context.js";
 import type { PassedStory } from "../../stages/post-run/deferred-regression.js";
+import { rescoreReadiness } from "../../stages/readiness-rescore.js";
 import { mergeStory } from "../parallel/merge-back.js";
 import { openStoryWorktree, retireStoryWorktree, worktreeHome } from "../parallel/story-worktrees.js";
 import type { ParallelWalk } from "../parallel/walk.js";
@@ -39,6 +42,7 @@ export async function walkShards(
     const id = `shard-${shard.index}`;
     const worktree = await openStoryWorktree(home, book, id, shard.tip);
     worktree.base = (await runGit(home.top, ["merge-base", tip, shard.tip])).trim();
+    if (run.mandatoryGates.includes("readiness")) await rescoreShard(run, home.top, id, shard.tip, stories);
     const worker = await workerContext(run, home, book, worktree);
     const merged = await mergeStory(
       run,
@@ -79,6 +83,25 @@ export async function walkShards(
     }
   }
   return passed;
+}
+
+/**
+ * Readiness of the shard's stories scored by this job on the shard's tree (readiness-rescore.ts), with the
+ * readiness records (accepted gaps, findings) of the shard's own prd.json, which only gantry writes.
+ */
+async function rescoreShard(run: RunContext, top: string, id: string, tip: string, ids: string[]) {
+  const relPrd = relative(run.root, run.stories.path);
+  const theirs = await runGit(top, ["show", `${tip}:${relPrd}`]).then(
+    (text) => parsePrd(relPrd, JSON.parse(text)).userStories,
+    () => [] as Story[],
+  );
+  const stories = ids.flatMap((storyId) => {
+    const story = theirs.find((s) => s.id === storyId) ?? run.stories.get(storyId);
+    return story ? [story] : [];
+  });
+  const tree = (await runGit(top, ["rev-parse", `${tip}^{tree}`])).trim();
+  const files = new Set((await runGit(top, ["ls-tree", "-r", "-z", "--name-only", tip])).split("\0"));
+  rescoreReadiness(run, id, stories, files, { sha: tip, tree });
 }
 
 /** The shard as the story its merge is judged for: its gates are recorded under `shard-<i>`. */

@@ -1,0 +1,58 @@
+import { basename } from "node:path";
+import { filesNamed } from "../agents/prompt.js";
+import type { Judged } from "../model/ledger.js";
+import type { ReadinessGap, ReadinessRecord } from "../model/readiness.js";
+import { gapSet, openBlockers, scoreReadiness } from "../prd/readiness.js";
+import type { Story } from "../prd/story.js";
+import type { RunContext } from "./context.js";
+
+/**
+ * Readiness judged by a run that did not start the stories: `gantry merge-shards`, where the shard runner's
+ * readiness verdicts are under that machine's ledger key and so are not this run's to carry. When
+ * `readiness` is a mandatory gate, each story the merge brings in is scored again here, on the files of the
+ * tree it arrives with, counting the gaps people accepted and the research findings kept for it in
+ * prd.json; no research session is spent and no question asked. One verdict is announced for the merge
+ * (`mergeId`), a pass only when no story has an open blocker, bound to `judged`; the merge carries a pass
+ * onto the merged tree as it does a story's (readiness-carry.ts).
+ */
+export function rescoreReadiness(
+  run: RunContext,
+  mergeId: string,
+  stories: readonly Story[],
+  files: ReadonlySet<string>,
+  judged: Judged,
+): void {
+  if (!run.mandatoryGates.includes("readiness")) return;
+  const knownIds = new Set(run.stories.prd.userStories.map((s) => s.id));
+  const gaps: ReadinessGap[] = [];
+  const open: ReadinessGap[] = [];
+  for (const story of stories) {
+    const record = (story as { readiness?: ReadinessRecord }).readiness ?? {};
+    const found = scoreReadiness({
+      story,
+      knownIds,
+      filesNamed: filesNamed(story),
+      exists: (path) => inTree(files, path),
+      limits: run.config.readiness,
+      findings: record.findings ?? [],
+    }).map((gap) => ({ ...gap, detail: `${story.id}: ${gap.detail}` }));
+    gaps.push(...found);
+    open.push(...openBlockers(found, record.accepted ?? []));
+  }
+  run.bus.emit("readiness:result", {
+    storyId: mergeId,
+    verdict: open.length === 0 ? "pass" : "fail",
+    gaps,
+    accepted: [],
+    gapSet: gapSet(open),
+    judged,
+    attempt: 1,
+  });
+}
+
+/** A named path is in the tree when the tree holds it, or a bare file name anywhere in it. */
+function inTree(files: ReadonlySet<string>, path: string): boolean {
+  const clean = path.replace(/^\.\//, "");
+  if (files.has(clean)) return true;
+  return !clean.includes("/") && [...files].some((file) => basename(file) === clean);
+}
