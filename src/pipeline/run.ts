@@ -11,6 +11,7 @@ import { killRunProcesses } from "../process/leftovers.js";
 import { createReporters, type ResolvedReporter } from "../reporters/loader.js";
 import type { RunStateData } from "../runs/run-state.js";
 import type { CostTotals, RunContext } from "../stages/context.js";
+import { costCapReached } from "../stages/cost-cap.js";
 import { acceptance } from "../stages/post-run/acceptance.js";
 import {
   deferredRegression,
@@ -159,7 +160,11 @@ async function walkStories(
       ? await walkInParallel(run, selected, workers, walk)
       : [];
   for (const story of parallel || options.shards ? [] : selected) {
-    walk.pauseReason = options.signal.aborted ? "interrupted" : run.requests.pauseReason;
+    // Past the cost cap no story starts (its hooks and status change included); the answer to a
+    // cost-exceeded question that raised the cap came in with the last story's flush.
+    walk.pauseReason = options.signal.aborted
+      ? "interrupted"
+      : (run.requests.pauseReason ?? costCapReached(run));
     if (walk.pauseReason) break;
     const outcome = await executeStory(run, story);
     walk.outcomes.push({ ...outcome, storyId: story.id });

@@ -8,6 +8,7 @@ import type { AgentRole } from "../model/agent.js";
 import { killMarkedProcesses, SESSION_ID_VARIABLE } from "../process/leftovers.js";
 import { readOnlyTree } from "../process/read-only-tree.js";
 import type { RunContext, StoryContext } from "./context.js";
+import { sessionNotNow } from "./cost-cap.js";
 
 export type SessionOutcome =
   | { kind: "done"; result: AgentResult; marker: MarkerReading }
@@ -33,7 +34,7 @@ export async function runAgentSession(
 ): Promise<SessionOutcome> {
   const { run } = ctx;
   prompt = run.redact.text(prompt);
-  const blocked = notNow(run);
+  const blocked = sessionNotNow(run);
   if (blocked) return { kind: "paused", reason: blocked };
   ctx.agentCalls += 1;
   const attempt = ctx.agentCalls;
@@ -104,7 +105,7 @@ export async function runAgentSession(
     } catch {
       return { kind: "paused", reason: "interrupted" };
     }
-    const stop = notNow(run);
+    const stop = sessionNotNow(run);
     if (stop) return { kind: "paused", reason: stop };
   }
 }
@@ -136,17 +137,6 @@ function keepOutput(run: RunContext, name: string, result: AgentResult): string 
   const file = `sessions/${name}.log`;
   writeFileSync(join(run.runDir, file), text);
   return file;
-}
-
-/** Why no session may start now (interrupted, a pause was asked for, the cost cap is reached), if so. */
-function notNow(run: RunContext): string | undefined {
-  if (run.signal.aborted) return "interrupted";
-  if (run.requests.pauseReason) return run.requests.pauseReason;
-  const limit = run.config.execution.costLimitUsd;
-  if (limit > 0 && run.cost.usd >= limit) {
-    return `cost limit reached: $${run.cost.usd.toFixed(2)} of $${limit.toFixed(2)}`;
-  }
-  return undefined;
 }
 
 function record(ctx: StoryContext, result: AgentResult): void {

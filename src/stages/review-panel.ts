@@ -8,6 +8,7 @@ import { pluginsOf, registerPluginAgents } from "../plugins/registry.js";
 import type { PanelDecision } from "../review/panel/decision.js";
 import { runPanel } from "../review/panel/run-panel.js";
 import type { StoryContext } from "./context.js";
+import { sessionNotNow } from "./cost-cap.js";
 import { gateFailure } from "./gate-feedback.js";
 import { guardSession } from "./session-guard.js";
 
@@ -20,7 +21,7 @@ import { guardSession } from "./session-guard.js";
 export async function reviewPanel(ctx: StoryContext): Promise<StageResult | undefined> {
   const { run } = ctx;
   if (run.config.review.panel.length === 0) return undefined;
-  const blocked = notNow(ctx);
+  const blocked = sessionNotNow(ctx.run);
   if (blocked) return { action: "pause", reason: blocked };
   const registry = new AgentRegistry();
   registerPluginAgents(registry, pluginsOf(run));
@@ -114,16 +115,4 @@ function basisText(b: DecidedFinding): string {
   if (b.basis === "failing-test")
     return `${b.reviewer}'s test ${b.test?.file ?? ""} fails: ${b.testOutcome ?? ""}`;
   return "test-integrity";
-}
-
-/** Why no reviewer session may start now: interrupted, a pause was asked for, the cost cap is reached. */
-function notNow(ctx: StoryContext): string | undefined {
-  const { run } = ctx;
-  if (run.signal.aborted) return "interrupted";
-  if (run.requests.pauseReason) return run.requests.pauseReason;
-  const limit = run.config.execution.costLimitUsd;
-  if (limit > 0 && run.cost.usd >= limit) {
-    return `cost limit reached: $${run.cost.usd.toFixed(2)} of $${limit.toFixed(2)}`;
-  }
-  return undefined;
 }

@@ -251,6 +251,26 @@ describe("escalation and cost through a fake claude CLI, end to end", { concurre
     assert.equal(prdStories(root)["US-1"]?.status, "paused");
   });
 
+  it("past the cost cap the next story does not start: no story:start, it stays pending; exit 3", async () => {
+    const fake = fakeClaude({ models: { haiku: { ...RIGHT, cost: 0.06 } } });
+    const root = makeProject({
+      stories: [story("US-1"), story("US-2")],
+      plan: {},
+      config: claudeConfig({}, { costLimitUsd: 0.05 }),
+    });
+    const result = await gantry(root, ["run", "--feature", "f"], { env: fake.env });
+    assert.equal(result.code, 3, result.stderr + result.stdout);
+    assert.equal(fake.calls().length, 1);
+    const { events } = lastRun(root);
+    assert.deepEqual(
+      ofType(events, "story:start").map((e) => (e.story as { id: string }).id),
+      ["US-1"],
+    );
+    assert.match(String(ofType(events, "run:pause")[0]?.reason), /cost limit reached: \$0\.06 of \$0\.05/);
+    assert.equal(prdStories(root)["US-1"]?.status, "passed");
+    assert.equal(prdStories(root)["US-2"]?.status, "pending");
+  });
+
   it("routing.attemptsPerTier and tierAttempts give each tier that many passes before it escalates", async () => {
     const fake = fakeClaude({ models: { haiku: WRONG, sonnet: WRONG, opus: WRONG } });
     const root = makeProject({

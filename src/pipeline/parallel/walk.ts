@@ -5,6 +5,7 @@ import { commitSubjectOf } from "../../git/worktree.js";
 import { type Story, summarize } from "../../prd/story.js";
 import { commitSubject } from "../../stages/completion.js";
 import type { RunContext } from "../../stages/context.js";
+import { costCapReached } from "../../stages/cost-cap.js";
 import type { PassedStory } from "../../stages/post-run/deferred-regression.js";
 import { interactive, takeDecision } from "../story-decisions.js";
 import { executeStory, type StoryOutcome } from "../story-executor.js";
@@ -199,11 +200,4 @@ async function finishedEarlier(
 ): Promise<boolean> {
   if (leftover.head === leftover.base) return false;
   return (await commitSubjectOf(home.top, leftover.head)) === commitSubject(story.id, story.title);
-}
-
-/** Why no story may start for the cost cap (`execution.costLimitUsd`, 0 = none), as the agent session says it. */
-function costCapReached(run: RunContext): string | undefined {
-  const limit = run.config.execution.costLimitUsd;
-  if (limit <= 0 || run.cost.usd < limit) return undefined;
-  return `cost limit reached: $${run.cost.usd.toFixed(2)} of $${limit.toFixed(2)}`;
 }
