@@ -30,10 +30,11 @@ export function answerRequest(
 ): Outcome {
   const watcher = hub.watcher(runId);
   if (!watcher) return { status: 404, code: "unknown-run", message: `no run ${runId}` };
-  // A question asked since the last poll is read now; one already known needs no read.
-  if (!watcher.pendingRequest(body.requestId)) watcher.refresh();
+  // A question asked since the last poll is read now (from the events appended since; state.json and the
+  // run's liveness wait for the poll); one already known needs no read.
+  if (!watcher.pendingRequest(body.requestId)) watcher.readEvents();
   const request = watcher.pendingRequest(body.requestId);
-  if (!request || !watcher.isLive)
+  if (!request || !watcher.stillLive())
     return { status: 404, code: "no-pending-request", message: "no such question is waiting in this run" };
   if (request.expiresAt && Date.parse(request.expiresAt) < Date.now())
     return { status: 409, code: "expired", message: "the question's time is up; the run took its fallback" };

@@ -1,5 +1,7 @@
+import { statSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { listRuns } from "../ledger/runs.js";
+import { runDir } from "./run-files.js";
 import { queuedStories, type RunView, RunWatcher } from "./run-view.js";
 
 export interface RunListItem {
@@ -26,6 +28,8 @@ export class RunHub {
   private listCache: string | undefined;
   private lastList = "";
   private polls = 0;
+  /** Each run's version when the streams were last told about it (an answer may read events between polls). */
+  private readonly sent = new Map<string, number>();
 
   constructor(
     private readonly root: string,
@@ -47,9 +51,15 @@ export class RunHub {
     return this.clients.size;
   }
 
-  /** A run's watcher; a run directory not seen yet is looked for at once rather than at the next poll. */
+  /**
+   * A run's watcher; a run directory not seen yet is looked for at once rather than at the next poll
+   * (that one directory: a request for a run that does not exist costs one stat, not a poll of every run).
+   * `runId` is a checked run id (RUN_ID_PATTERN).
+   */
   watcher(runId: string): RunWatcher | undefined {
-    if (!this.watchers.has(runId)) this.poll();
+    const known = this.watchers.get(runId);
+    if (known || !statSync(runDir(this.root, runId), { throwIfNoEntry: false })?.isDirectory()) return known;
+    this.poll();
     return this.watchers.get(runId);
   }
 
@@ -118,22 +128,29 @@ export class RunHub {
       }
     }
     for (const watcher of this.watchers.values()) {
-      if (watcher.open && watcher.refresh()) changed.push(watcher.runId);
+      if (watcher.open) watcher.refresh();
+      if (watcher.version !== this.sent.get(watcher.runId)) {
+        this.sent.set(watcher.runId, watcher.version);
+        changed.push(watcher.runId);
+      }
     }
     if (added || changed.length > 0) this.listCache = undefined;
     if (this.clients.size === 0) return;
+    // Every frame of this poll in one write per client: one wake-up of each client, not one per frame.
+    let frames = "";
     // A comment line now and then keeps idle streams open through proxies and finds clients that left.
-    if (++this.polls % 40 === 0) this.broadcast(": keep-alive\n\n");
+    if (++this.polls % 40 === 0) frames += ": keep-alive\n\n";
     if (added || changed.length > 0) {
       const list = this.listJson();
       // The list changes less often than a run does: sent only when it did.
-      if (list !== this.lastList) this.broadcast(frame("runs", list));
+      if (list !== this.lastList) frames += frame("runs", list);
       this.lastList = list;
     }
     for (const runId of changed) {
       const json = this.viewJson(runId);
-      if (json) this.broadcast(frame("run", json));
+      if (json) frames += frame("run", json);
     }
+    if (frames) this.broadcast(frames);
   }
 
   /** One frame, encoded once, to every client. */

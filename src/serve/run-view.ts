@@ -1,12 +1,14 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { requestFile, responseFile } from "../interaction/channels/file.js";
 import { RUN_SCOPE } from "../ledger/entry.js";
+import { processAlive } from "../process/process-group.js";
 import type { EventArgs } from "../reporters/types.js";
+import { type RunStateData, STATE_FILE } from "../runs/run-state.js";
 import { EventsTail, type LoggedEvent } from "./events-tail.js";
 import { logLine } from "./log-lines.js";
 import { DECISIONS_KEPT, type ReviewDecisionView, reviewDecisionView } from "./review-view.js";
-import { EVENTS_LOG, RUN_ENDS, readRunFiles, runDir } from "./run-files.js";
+import { EVENTS_LOG, RUN_ENDS, runDir } from "./run-files.js";
 
 const LOG_TAIL = 40;
 const INTERACTION_DIR = "interaction";
@@ -95,12 +97,16 @@ export class RunWatcher {
   version = 0;
 
   private readonly dir: string;
+  private readonly statePath: string;
+  /** state.json as last parsed, and the identity of the file it came from (rewritten by rename: a new inode). */
+  private state: { data: RunStateData | undefined; stamp: string } = { data: undefined, stamp: "" };
 
   constructor(
-    private readonly root: string,
+    root: string,
     readonly runId: string,
   ) {
     this.dir = runDir(root, runId);
+    this.statePath = join(this.dir, STATE_FILE);
     this.tail = new EventsTail(join(this.dir, EVENTS_LOG));
   }
 
@@ -117,9 +123,10 @@ export class RunWatcher {
     };
   }
 
-  /** The run's process was alive at the last refresh. */
-  get isLive(): boolean {
-    return this.live;
+  /** Live at the last refresh, and its process is still there now (one signal-0 probe, no file read). */
+  stillLive(): boolean {
+    const pid = this.state.data?.pid;
+    return this.live && pid !== undefined && processAlive(pid);
   }
 
   /** Whether the run can still change: not ended, or its process is still there. */
@@ -129,21 +136,51 @@ export class RunWatcher {
 
   /** Reads what was appended and the run's liveness; true when anything changed. */
   refresh(): boolean {
-    const files = readRunFiles(this.root, this.runId);
+    const state = this.readState();
+    const live = state?.status === "running" && processAlive(state.pid);
     const before = this.version;
-    for (const event of this.tail.read()) this.apply(event);
-    this.feature ??= files.feature;
-    this.startedAt ??= files.state?.startedAt;
-    if (files.live !== this.live) {
-      this.live = files.live;
+    this.readEvents();
+    this.feature ??= state?.feature;
+    this.startedAt ??= state?.startedAt;
+    if (live !== this.live) {
+      this.live = live;
       this.version += 1;
     }
-    if (!this.ended && !files.live && files.state && files.state.status !== "running") {
-      this.status = files.state.status;
-    } else if (!this.ended && !files.live && this.version > 0 && this.status === "running") {
+    if (!this.ended && !live && state && state.status !== "running") {
+      this.status = state.status;
+    } else if (!this.ended && !live && this.version > 0 && this.status === "running") {
       this.status = "interrupted";
     }
     return this.version !== before;
+  }
+
+  /**
+   * Only what was appended to events.jsonl (a question asked since the last poll), not the state: what an
+   * answer needs, without re-reading state.json per request. True when anything changed.
+   */
+  readEvents(): boolean {
+    const before = this.version;
+    for (const event of this.tail.read()) this.apply(event);
+    return this.version !== before;
+  }
+
+  /** state.json, parsed again only when the file changed (the run rewrites it by rename, a few times a story). */
+  private readState(): RunStateData | undefined {
+    const stat = statSync(this.statePath, { throwIfNoEntry: false });
+    if (!stat) {
+      this.state = { data: undefined, stamp: "" };
+      return undefined;
+    }
+    const stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    if (stamp === this.state.stamp) return this.state.data;
+    let data: RunStateData | undefined;
+    try {
+      data = JSON.parse(readFileSync(this.statePath, "utf8")) as RunStateData;
+    } catch {
+      data = undefined;
+    }
+    this.state = { data, stamp };
+    return data;
   }
 
   view(): RunView {
