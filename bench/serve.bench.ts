@@ -24,7 +24,9 @@ const cpuMs = (pid: number) => {
 const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
-async function startServe(root: string): Promise<{ child: ChildProcess; url: string; token: string }> {
+async function startServe(
+  root: string,
+): Promise<{ child: ChildProcess; url: string; token: string; startupCpuMs: number }> {
   // BENCH_SERVE_PROF=<dir>: the server writes a CPU profile there when it stops (node --cpu-prof).
   const profile = process.env.BENCH_SERVE_PROF
     ? ["--cpu-prof", `--cpu-prof-dir=${resolve(process.env.BENCH_SERVE_PROF)}`]
@@ -46,7 +48,9 @@ async function startServe(root: string): Promise<{ child: ChildProcess; url: str
       }
     });
   });
-  return { child, url: found[1] as string, token: found[2] as string };
+  // Its start-up (loading modules, compiling the body schemas), measured apart: it ends before the run starts.
+  const startupCpuMs = cpuMs(child.pid as number);
+  return { child, url: found[1] as string, token: found[2] as string, startupCpuMs };
 }
 
 /**
@@ -58,7 +62,14 @@ async function startServe(root: string): Promise<{ child: ChildProcess; url: str
 const IDLE_CLIENTS = process.env.BENCH_SERVE_IDLE_CLIENTS === "1";
 const CLIENTS_POLICY = IDLE_CLIENTS ? "SCHED_IDLE" : "nice 19";
 
-async function startLoad(url: string, token: string, spanMs: number) {
+/** What the server gets during a run: page clients on the event stream and requests spread over the run. */
+interface Load {
+  clients: number;
+  requests: number;
+}
+const FULL: Load = { clients: CLIENTS, requests: 1000 };
+
+async function startLoad(url: string, token: string, spanMs: number, load: Load) {
   const child = spawn(
     IDLE_CLIENTS ? "chrt" : "nice",
     [
@@ -72,6 +83,8 @@ async function startLoad(url: string, token: string, spanMs: number) {
       url,
       token,
       String(spanMs),
+      String(load.clients),
+      String(load.requests),
     ],
     { cwd: REPO, env: benchEnvironment(), stdio: ["pipe", "pipe", "inherit"] },
   );
@@ -113,7 +126,8 @@ async function startLoad(url: string, token: string, spanMs: number) {
   };
 }
 
-async function timedRun(template: string, withServer: boolean) {
+/** `withServer`: false, no server at all; else the server, with that load (none: the server alone). */
+async function timedRun(template: string, withServer: false | Load) {
   const root = mkdtempSync(join(tmpdir(), "gantry-bench-serve-"));
   cpSync(template, root, { recursive: true });
   let server: Awaited<ReturnType<typeof startServe>> | undefined;
@@ -123,7 +137,8 @@ async function timedRun(template: string, withServer: boolean) {
     let cpuBefore = 0;
     if (withServer) {
       server = await startServe(root);
-      load = await startLoad(server.url, server.token, lastBaselineMs * 0.8);
+      if (withServer.clients + withServer.requests > 0)
+        load = await startLoad(server.url, server.token, lastBaselineMs * 0.8, withServer);
       await new Promise((r) => setTimeout(r, 300));
       rssBefore = rssMb(server.child.pid as number);
       cpuBefore = cpuMs(server.child.pid as number);
@@ -147,6 +162,7 @@ async function timedRun(template: string, withServer: boolean) {
       serverCpuMs,
       clientsCpuMs: clients.cpuMs,
       runCpuMs: timed.cpuMs,
+      startupCpuMs: server?.startupCpuMs ?? 0,
     };
   } finally {
     load?.child.kill("SIGTERM");
@@ -158,14 +174,83 @@ async function timedRun(template: string, withServer: boolean) {
 
 let lastBaselineMs = 10_000;
 
+/**
+ * BENCH_SERVE_PARTS=1: the load taken apart, in the same bench and interleaved (each round runs every case
+ * once, in an order that turns by one each round): the run with no server, with the server and no clients,
+ * with the 50 streams only, with the 1,000 requests only, and with both. Per case: the run's wall time
+ * against the same round's run with no server, the server's CPU during the run, and the clients'.
+ */
+const PARTS: { name: string; load: Load }[] = [
+  { name: "serve, no clients", load: { clients: 0, requests: 0 } },
+  { name: `serve + ${CLIENTS} streams only`, load: { clients: CLIENTS, requests: 0 } },
+  { name: "serve + 1000 requests only", load: { clients: 0, requests: 1000 } },
+  { name: `serve + ${CLIENTS} streams + 1000 requests`, load: FULL },
+];
+
+async function runServeParts(template: string): Promise<Row[]> {
+  const cases = [undefined, ...PARTS];
+  const wall = cases.map(() => [] as number[]);
+  const ratio = PARTS.map(() => [] as number[]);
+  const server = PARTS.map(() => [] as number[]);
+  const clients = PARTS.map(() => [] as number[]);
+  for (let round = 0; round < PAIRS; round++) {
+    const order = cases.map((_, k) => (k + round) % cases.length);
+    const runs: Awaited<ReturnType<typeof timedRun>>[] = [];
+    for (const k of order) {
+      const part = cases[k];
+      const timed = await timedRun(template, part ? part.load : false);
+      runs[k] = timed;
+      if (!part) lastBaselineMs = timed.wallMs;
+    }
+    const alone = runs[0] as Awaited<ReturnType<typeof timedRun>>;
+    runs.forEach((timed, k) => {
+      wall[k]?.push(timed.wallMs);
+      if (k === 0) return;
+      ratio[k - 1]?.push(timed.wallMs / alone.wallMs);
+      server[k - 1]?.push(timed.serverCpuMs);
+      clients[k - 1]?.push(timed.clientsCpuMs);
+    });
+    process.stderr.write(
+      `serve parts round ${round + 1}/${PAIRS}: ${runs.map((t, k) => `${cases[k]?.name ?? "no server"} ${t.wallMs.toFixed(0)} ms (server ${t.serverCpuMs} ms, clients ${t.clientsCpuMs} ms CPU)`).join("; ")}\n`,
+    );
+  }
+  const base = median(wall[0] as number[]);
+  return PARTS.flatMap((part, k) => [
+    row(
+      `run of ${STORIES} stories, ${part.name}`,
+      wall[k + 1] as number[],
+      base,
+      "ms",
+      "baseline: no server",
+    ),
+    row(
+      `  the same, each round's ratio`,
+      ratio[k] as number[],
+      1,
+      "x",
+      "against the same round's run with no server",
+    ),
+    row(`  serve's own CPU over the run`, server[k] as number[], Number.NaN, "ms"),
+    row(`  the clients' CPU over the run`, clients[k] as number[], Number.NaN, "ms", CLIENTS_POLICY),
+  ]);
+}
+
 export async function runServeBench(): Promise<Row[]> {
   const project = makeFeatureProject(STORIES);
+  if (process.env.BENCH_SERVE_PARTS === "1") {
+    try {
+      return await runServeParts(project.template);
+    } finally {
+      project.remove();
+    }
+  }
   try {
     const plain: number[] = [];
     const served: number[] = [];
     const growth: number[] = [];
     const serverCpu: number[] = [];
     const runCpu: number[] = [];
+    const startup: number[] = [];
     let rss = 0;
     let sent = 0;
     let failed = 0;
@@ -175,7 +260,7 @@ export async function runServeBench(): Promise<Row[]> {
       const baseFirst = i % 2 === 0;
       const base = baseFirst ? await timedRun(project.template, false) : undefined;
       if (base) lastBaselineMs = base.wallMs;
-      const with50 = await timedRun(project.template, true);
+      const with50 = await timedRun(project.template, FULL);
       const after = base ?? (await timedRun(project.template, false));
       plain.push(after.wallMs);
       lastBaselineMs = after.wallMs;
@@ -183,6 +268,7 @@ export async function runServeBench(): Promise<Row[]> {
         `serve bench pair ${i + 1}/${PAIRS}: ${after.wallMs.toFixed(0)} ms alone, ${with50.wallMs.toFixed(0)} ms served, server CPU ${with50.serverCpuMs} ms, clients' CPU ${with50.clientsCpuMs} ms (${CLIENTS_POLICY}), RSS ${with50.rssBefore.toFixed(0)}→${with50.rssAfter.toFixed(0)} MB, read ${with50.read} B\n`,
       );
       served.push(with50.wallMs);
+      startup.push(with50.startupCpuMs);
       growth.push(with50.rssAfter / with50.rssBefore);
       serverCpu.push(with50.serverCpuMs);
       if (with50.runCpuMs !== undefined) runCpu.push(with50.runCpuMs);
@@ -212,6 +298,13 @@ export async function runServeBench(): Promise<Row[]> {
         runCpu.length ? median(runCpu) : Number.NaN,
         "ms",
         "baseline: the run's own CPU (gantry and its children)",
+      ),
+      row(
+        "serve's start-up CPU (before the run starts, not in the figures above)",
+        startup,
+        Number.NaN,
+        "ms",
+        "loading its modules and compiling the body schemas; the bench starts the run after it",
       ),
       row(
         "serve RSS after the run / before",

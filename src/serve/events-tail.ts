@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 
 /** One line of events.jsonl as read back: the event's type and its fields (runId and at among them). */
@@ -23,6 +23,9 @@ export class EventsTail {
 
   /** The events appended since the last call, in file order. */
   read(): LoggedEvent[] {
+    // Nothing appended (most polls, and every answer that looks): one stat, no open.
+    const seen = statSync(this.path, { throwIfNoEntry: false });
+    if (!seen || seen.size === this.offset) return [];
     let fd: number;
     try {
       fd = openSync(this.path, "r");
