@@ -47,8 +47,18 @@ const COMMON = {
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return void res.end();
-  res.writeHead(status, { ...COMMON, "content-type": "application/json; charset=utf-8" });
-  res.end(JSON.stringify(body));
+  send(res, status, "application/json; charset=utf-8", JSON.stringify(body));
+}
+
+/** A whole answer with its length said up front (no chunked framing), in one write. */
+function send(res: ServerResponse, status: number, type: string, body: string, extra: object = {}): void {
+  res.writeHead(status, {
+    ...COMMON,
+    "content-type": type,
+    "content-length": Buffer.byteLength(body),
+    ...extra,
+  });
+  res.end(body);
 }
 
 export const sendOutcome = (res: ServerResponse, outcome: Outcome) =>
@@ -123,12 +133,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
       return options.deviceRoutes(context);
     }
     if (req.method === "GET" && path === "/") {
-      res.writeHead(200, {
-        ...COMMON,
-        "content-type": "text/html; charset=utf-8",
-        "content-security-policy": PAGE_CSP,
-      });
-      return void res.end(PAGE_HTML);
+      return send(res, 200, "text/html; charset=utf-8", PAGE_HTML, { "content-security-policy": PAGE_CSP });
     }
     if (Object.keys(req.headers).some((name) => name.startsWith("x-gantry-")))
       return sendJson(res, 401, {
@@ -172,8 +177,7 @@ async function tokenRoutes(context: RouteContext, method: string): Promise<void>
     return;
   }
   if (method === "GET" && path === "/api/runs") {
-    res.writeHead(200, { ...COMMON, "content-type": "application/json; charset=utf-8" });
-    return void res.end(hub.listJson());
+    return send(res, 200, "application/json; charset=utf-8", hub.listJson());
   }
   const match = /^\/api\/runs\/([^/]+)(?:\/(answer|control))?$/.exec(path);
   const runId = match ? decodeURIComponent(match[1] as string) : undefined;
@@ -183,8 +187,7 @@ async function tokenRoutes(context: RouteContext, method: string): Promise<void>
   if (method === "GET" && verb === undefined) {
     const json = hub.viewJson(runId);
     if (json === undefined) return sendJson(res, 404, { code: "unknown-run", message: `no run ${runId}` });
-    res.writeHead(200, { ...COMMON, "content-type": "application/json; charset=utf-8" });
-    return void res.end(json);
+    return send(res, 200, "application/json; charset=utf-8", json);
   }
   if (method === "POST" && verb === "answer") {
     const body = await validBody<{ requestId: string; action: string }>(context, "answer");
