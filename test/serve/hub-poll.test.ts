@@ -14,14 +14,14 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 /**
  * What the server reads between its polls, and what it no longer reads: an answer reads only the events
  * appended, a request for a run not seen yet looks at that one directory, and state.json is parsed again
- * when the run rewrites it. A slow poll (2 s) makes "between two polls" the normal case here.
+ * when the run rewrites it. A slow poll (1 s) makes "between two polls" the normal case here.
  */
 describe("gantry serve: reading a run between polls", () => {
   let server: ServeHandle;
   let run: ReturnType<typeof fakeRun>;
   before(async () => {
     run = fakeRun();
-    server = await startServer({ root: run.root, host: "127.0.0.1", port: 0, token: TOKEN, pollMs: 2000 });
+    server = await startServer({ root: run.root, host: "127.0.0.1", port: 0, token: TOKEN, pollMs: 1000 });
   });
   after(() => server.close());
 
