@@ -8,15 +8,10 @@ import type { GitRepo, JudgeOptions } from "./git-repo.js";
 import { headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredPaths, newIgnoredSources } from "./ignored-files.js";
+import { indexFlagsOf, readIndexFile } from "./index-file.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
-import {
-  compareAndRestore,
-  fileKey,
-  type GitSnapshot,
-  parseIndexFlags,
-  snapshotGit,
-} from "./tamper-snapshot.js";
+import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 
 export { UNBORN };
 
@@ -25,12 +20,19 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   const raw = (args: string[]) => runGit(projectRoot, args);
   let located: string;
   try {
-    located = await raw(["rev-parse", "--show-prefix", "--git-dir", "--git-common-dir", "--show-toplevel"]);
+    located = await raw([
+      "rev-parse",
+      "--show-prefix",
+      "--git-dir",
+      "--git-common-dir",
+      "--show-toplevel",
+      "--show-object-format",
+    ]);
   } catch (error) {
     // Not a repository, git missing, an unsafe owner: the user's setup, said in one line, exit 2.
     throw new InputError(projectRoot, "", `git cannot work here: ${gitReason(error)}`);
   }
-  const [prefix = "", gitDirRaw = ".git", commonRaw = gitDirRaw, top = projectRoot] = located
+  const [prefix = "", gitDirRaw = ".git", commonRaw = gitDirRaw, top = projectRoot, format = "sha1"] = located
     .replace(/\n$/, "")
     .split("\n");
   const gitDir = isAbsolute(gitDirRaw) ? gitDirRaw : join(projectRoot, gitDirRaw);
@@ -134,15 +136,13 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         last = undefined;
         knownFlags = undefined;
         const indexHoldsTree = wasLast !== undefined && s.index.head === judged.sha;
-        const commit = await commitJudged(s, { judged, subject, indexHoldsTree });
-        if (s.userIndexFlags !== undefined)
-          knownFlags = {
-            indexKey: fileKey(join(gitDir, "index")),
-            indexFlags: parseIndexFlags(s.userIndexFlags),
-          };
-        s.userIndexFlags = undefined;
+        const { commit } = await commitJudged(s, { judged, subject, indexHoldsTree, head });
+        // The user's index just reset to the commit: the next session's tamper snapshot starts from its
+        // flags, read here in node (git is asked again when the file is one this cannot read whole).
+        const index = readIndexFile(join(gitDir, "index"), format === "sha256" ? 32 : 20);
+        if (index) knownFlags = { indexKey: index.key, indexFlags: indexFlagsOf(index.entries) };
         // The working tree is what was judged, now on top of the new commit: no need to judge it again.
-        if (wasLast) last = { ...wasLast, sha: commit };
+        if (wasLast && indexHoldsTree) last = { ...wasLast, sha: commit };
         if (ignored && ignored.sha === judged.sha) ignored.sha = commit;
         return commit;
       }),
