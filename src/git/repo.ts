@@ -4,6 +4,7 @@ import type { Judged } from "../model/ledger.js";
 import { activity } from "../process/activity.js";
 import { commitJudged } from "./commit.js";
 import { runGit, runGitSteps } from "./exec.js";
+import { gitReason } from "./git-error.js";
 import type { GitRepo, JudgeOptions } from "./git-repo.js";
 import { headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
@@ -12,6 +13,7 @@ import { indexFlagsOf, readIndexFile } from "./index-file.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
 import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
+import { headAndTree, trackedFiles } from "./tracked-files.js";
 
 export { UNBORN };
 
@@ -38,6 +40,9 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   const gitDir = isAbsolute(gitDirRaw) ? gitDirRaw : join(projectRoot, gitDirRaw);
   const commonDir = isAbsolute(commonRaw) ? commonRaw : join(projectRoot, commonRaw);
   const outside = [`:(exclude,top)${prefix}${GANTRY_DIR}`];
+  const hashBytes = format === "sha256" ? 32 : 20;
+  /** gantry's last commit and its tree (.gantry/ included). */
+  let committed: { commit: string; tree: string } | undefined;
 
   const head = async () => {
     const fromFiles = headFromFiles(gitDir);
@@ -136,10 +141,12 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         last = undefined;
         knownFlags = undefined;
         const indexHoldsTree = wasLast !== undefined && s.index.head === judged.sha;
-        const { commit } = await commitJudged(s, { judged, subject, indexHoldsTree, head });
+        const made = await commitJudged(s, { judged, subject, indexHoldsTree, head });
+        const { commit } = made;
+        committed = made;
         // The user's index just reset to the commit: the next session's tamper snapshot starts from its
         // flags, read here in node (git is asked again when the file is one this cannot read whole).
-        const index = readIndexFile(join(gitDir, "index"), format === "sha256" ? 32 : 20);
+        const index = readIndexFile(join(gitDir, "index"), hashBytes);
         if (index) knownFlags = { indexKey: index.key, indexFlags: indexFlagsOf(index.entries) };
         // The working tree is what was judged, now on top of the new commit: no need to judge it again.
         if (wasLast && indexHoldsTree) last = { ...wasLast, sha: commit };
@@ -220,6 +227,20 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       privateGit = undefined;
       treeScope = undefined;
     },
+    async trackedFiles() {
+      // Read from the user's index in node (one git program fewer a story); git when it cannot be read whole.
+      const index = readIndexFile(join(gitDir, "index"), hashBytes);
+      if (!index) return trackedFiles(projectRoot);
+      const files = new Set<string>();
+      for (const { path } of index.entries) if (path.startsWith(prefix)) files.add(path.slice(prefix.length));
+      return files;
+    },
+    async headAndTree() {
+      const sha = await head();
+      // gantry's own last commit names its tree; any other HEAD is asked of git.
+      if (committed?.commit === sha) return { sha, tree: committed.tree };
+      return headAndTree(projectRoot);
+    },
     async headSubject() {
       try {
         return (await raw(["log", "-1", "--format=%s"])).trim();
@@ -267,26 +288,4 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       }
     },
   };
-}
-
-/** The line of a git failure that says what is wrong, without "fatal: " and the advice around it. */
-function gitReason(error: unknown): string {
-  const stderr = (error as { cause?: { stderr?: unknown } })?.cause?.stderr;
-  const message =
-    typeof stderr === "string" && stderr.trim()
-      ? stderr
-      : error instanceof Error
-        ? error.message
-        : String(error);
-  const code = (error as { cause?: { code?: unknown } })?.cause?.code;
-  if (
-    (error as NodeJS.ErrnoException)?.code === "ENOENT" ||
-    code === "ENOENT" ||
-    code === 127 ||
-    /spawn git ENOENT/.test(message)
-  )
-    return "git is not installed or not on PATH";
-  const lines = message.split("\n").map((l) => l.trim());
-  const fatal = lines.find((l) => /^(fatal|error):/.test(l)) ?? lines.find((l) => l !== "") ?? message;
-  return fatal.replace(/^(fatal|error):\s*/, "");
 }
