@@ -8,7 +8,8 @@ import { gitReason } from "./git-error.js";
 import type { GitRepo, JudgeOptions } from "./git-repo.js";
 import { headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
-import { ignoredPaths, newIgnoredSources } from "./ignored-files.js";
+import { ignoredBook } from "./ignored-book.js";
+import { newIgnoredSources } from "./ignored-files.js";
 import { indexFlagsOf, readIndexFile } from "./index-file.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
@@ -117,10 +118,11 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   // Untracked ignored paths as last listed, and what had run by then: a story's start reuses the list
   // the story before it ended with when nothing ran in between.
   let ignored: { paths: Set<string>; started: number; sha: string } | undefined;
-  const listIgnored = async (): Promise<Set<string>> => {
+  const listings = ignoredBook(projectRoot, prefix, dirs);
+  const listIgnored = async (before?: Set<string>): Promise<Set<string>> => {
     const now = activity();
     const sha = await head();
-    const paths = await ignoredPaths(projectRoot, prefix);
+    const paths = await (before ? listings.since(before) : listings.list());
     ignored = now.running === 0 ? { paths, started: now.started, sha } : undefined;
     return paths;
   };
@@ -215,7 +217,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       return listIgnored();
     },
     newIgnoredSources: async (before) => {
-      const found = newIgnoredSources(top, before, await listIgnored());
+      const found = newIgnoredSources(top, before, await listIgnored(before));
       // Files about to be moved away: the next story's start lists them again.
       if (found.length > 0) ignored = undefined;
       return found;
