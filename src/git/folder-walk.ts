@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync } from "node:fs";
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 /** One folder as last seen: its stat key, its subfolders, whether it holds a `.gitignore`. */
@@ -32,12 +32,21 @@ export function walkFolders(
   skip: ReadonlySet<string>,
   previous?: FolderWalk,
 ): FolderWalk | undefined {
+  try {
+    return walkOrThrow(top, skip, previous);
+  } catch {
+    // A folder or .gitignore it cannot read (permissions, a name that is not UTF-8): git lists the whole tree.
+    return undefined;
+  }
+}
+
+function walkOrThrow(top: string, skip: ReadonlySet<string>, previous?: FolderWalk): FolderWalk | undefined {
   const walk: FolderWalk = { folders: new Map(), ignoreFiles: new Map() };
   const pending = [""];
   while (pending.length > 0) {
     const rel = pending.pop() as string;
     const key = statKey(join(top, rel));
-    if (key === undefined) continue;
+    if (key === undefined) continue; // gone since its parent was read
     const seen = previous?.folders.get(rel);
     const folder = seen && seen.key === key ? seen : readFolder(top, rel, key);
     if (!folder) continue;
@@ -53,17 +62,22 @@ export function walkFolders(
   return walk;
 }
 
+/** The folder's entries; undefined when it is gone; throws when it cannot be read or a name is not UTF-8. */
 function readFolder(top: string, rel: string, key: string): Folder | undefined {
+  let entries: Dirent[];
   try {
-    const entries = readdirSync(join(top, rel), { withFileTypes: true });
-    return {
-      key,
-      subfolders: entries.filter((e) => e.isDirectory() && e.name !== ".git").map((e) => e.name),
-      gitignore: entries.some((e) => e.name === ".gitignore"),
-    };
-  } catch {
-    return undefined;
+    entries = readdirSync(join(top, rel), { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
   }
+  // Node decodes names as UTF-8; a name that does not decode could not be named back to git or lstat.
+  if (entries.some((e) => e.name.includes("\uFFFD"))) throw new Error(`a name in ${rel || "."} is not UTF-8`);
+  return {
+    key,
+    subfolders: entries.filter((e) => e.isDirectory() && e.name !== ".git").map((e) => e.name),
+    gitignore: entries.some((e) => e.name === ".gitignore"),
+  };
 }
 
 /**

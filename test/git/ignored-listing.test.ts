@@ -127,4 +127,19 @@ describe("the ignored-files listing made again only where folders changed", () =
     assert.deepEqual(sorted(again.paths), sorted(await ignoredPaths(root, "")));
     assert.ok(again.paths.has("notes/todo.txt"));
   });
+
+  it("a folder whose name is not UTF-8 is not walked: the whole tree is listed, and what is new in it is found", async () => {
+    const root = repo();
+    const odd = Buffer.concat([Buffer.from(`${root}/lib/`), Buffer.from([0x6f, 0xff, 0x64])]);
+    mkdirSync(odd);
+    writeFileSync(Buffer.concat([odd, Buffer.from("/kept.js")]), "1\n");
+    git(root, "add", "-A");
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "odd");
+    const before = await listIgnored(root, "", root, "rules");
+    assert.equal(before.walk, undefined);
+    writeFileSync(Buffer.concat([odd, Buffer.from("/impl.log")]), "1\n");
+    const again = await relistIgnored(root, "", root, before, "rules");
+    assert.deepEqual(sorted(again.paths), sorted(await ignoredPaths(root, "")));
+    assert.equal([...again.paths].filter((p) => p.endsWith("/impl.log")).length, 1);
+  });
 });
