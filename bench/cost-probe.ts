@@ -107,7 +107,11 @@ export function isFullScan(args: readonly string[]): boolean {
     case "status":
       return !statCheck(args);
     case "ls-files":
-      return opts.includes("--others") || opts.includes("-o") || opts.includes("-m") || opts.includes("-d");
+      // A listing limited to some folders (the ignored files where folders changed) reads only those.
+      return (
+        (opts.includes("--others") || opts.includes("-o") || opts.includes("-m") || opts.includes("-d")) &&
+        wholeTree(rest)
+      );
     case "diff":
       // `git diff`, `git diff <commit>`: the working tree is one side. Two trees or --cached: no scan.
       return !opts.includes("--cached") && !opts.includes("--staged") && revisions(opts) < 2;

@@ -1,3 +1,5 @@
+import { copyFileSync, rmSync, statSync, utimesSync } from "node:fs";
+import { join } from "node:path";
 import type { Judged } from "../model/ledger.js";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import { GANTRY_DIR, type TreeScope, UNBORN, writePrivateHead } from "./judge.js";
@@ -12,6 +14,8 @@ export interface CommitPlan {
   subject: string;
   /** The private index holds exactly the judged tree (the judge just built it): it is not read again. */
   indexHoldsTree?: boolean;
+  /** HEAD as it is now (read from the repository's files where it can be): checked against the commit made. */
+  head: () => Promise<string>;
 }
 
 /** The variables that point git at the private directory: the steps on the user's repository drop them. */
@@ -33,33 +37,29 @@ const STEPS = [
   "git commit-tree",
   "git update-ref (compare-and-swap)",
   "git read-tree (the user's index)",
-  "git rm --cached (the private index)",
-  "git rev-parse HEAD",
-  "git ls-files -v (the user's index flags)",
 ];
 
 /**
  * The whole commit in one shell ($1 judged tree, $2 judged HEAD or "", $3 .gantry's path, $4 subject,
- * $5 "1" when the private index already holds the judged tree):
- * a git started from a small shell costs far less than one forked from node. `real` runs git on the
- * user's repository (the private variables dropped), hooks off.
+ * $5 "1" when the commit index ($6) is already a copy of the private index holding the judged tree):
+ * a git started from a small shell costs far less than one forked from node. The commit's tree is built
+ * in its own index, so the private index keeps the judged tree for the next judge (no `rm --cached`).
+ * `real` runs git on the user's repository (the private variables dropped), hooks off. Six programs.
  */
 const SCRIPT = [
   `e=${FIRST_STEP_EXIT}`,
+  `GIT_INDEX_FILE="$6"; export GIT_INDEX_FILE`,
   // A subshell rather than `env -u`: a fork of the shell costs far less than one more program to exec.
   `real() ( unset ${PRIVATE.join(" ")}; exec git -c core.hooksPath=/dev/null -c core.fsmonitor=false "$@" )`,
   `if [ "$5" != 1 ]; then git read-tree -m -i "$1" || exit $((e+0)); fi`,
-  `if [ -n "$2" ] && g=$(git rev-parse --verify -q "$2:$3" 2>/dev/null); then git read-tree --prefix="$3/" "$g" || exit $((e+1)); fi`,
+  // HEAD's .gantry/, read straight by name; only when that fails is it asked whether HEAD has one at all.
+  `if [ -n "$2" ] && ! git read-tree --prefix="$3/" "$2:$3" 2>/dev/null && git cat-file -e "$2:$3" 2>/dev/null; then exit $((e+1)); fi`,
   `err=$(git add -A -- ":(top,glob)$3/features/*/prd.json" 2>&1 >/dev/null) || case "$err" in *"are ignored by one of your .gitignore files"*) ;; *) printf '%s\\n' "$err" >&2; exit $((e+2)) ;; esac`,
   `tree=$(git write-tree) || exit $((e+3))`,
   `if [ -n "$2" ]; then commit=$(git commit-tree "$tree" -p "$2" -m "$4") || exit $((e+4)); else commit=$(git commit-tree "$tree" -m "$4") || exit $((e+4)); fi`,
   `real update-ref -m "gantry: $4" HEAD "$commit" "\${2:-0000000000000000000000000000000000000000}" || exit $((e+5))`,
   `real read-tree -m -i "$commit" || exit $((e+6))`,
-  `git rm -r -q -f --cached --ignore-unmatch -- ":(top)$3" || exit $((e+7))`,
-  `heads=$(real rev-parse HEAD "HEAD^{tree}") || exit $((e+8))`,
-  `printf '%s %s %s\\n' "$commit" "$tree" "$heads"`,
-  // The flags of the index just written: the next session's tamper snapshot starts from them (a fork fewer).
-  `real ls-files -v -z -- ":(top)" || exit $((e+9))`,
+  `printf '%s %s\\n' "$commit" "$tree"`,
 ].join("\n");
 
 /**
@@ -67,33 +67,46 @@ const SCRIPT = [
  * during the run is committed) and the features' prd.json, without staging the working tree again:
  * commit-tree on that tree, then the branch moved only if it still points where the judge saw it
  * (compare-and-swap), with no hook run. The user's index is then reset to the new commit. Returns the
- * commit id; throws CommitMismatch when HEAD is not it afterwards.
+ * commit id and its tree (.gantry/ included); throws CommitMismatch when HEAD is not it afterwards.
  */
-export async function commitJudged(scope: TreeScope, plan: CommitPlan): Promise<string> {
+export async function commitJudged(
+  scope: TreeScope,
+  plan: CommitPlan,
+): Promise<{ commit: string; tree: string }> {
   const gantry = `${scope.prefix}${GANTRY_DIR}`;
+  const holds = plan.indexHoldsTree === true;
   scope.index.head = undefined;
   scope.identity ??= await committerIdentity(scope.cwd);
   const parent = plan.judged.sha === UNBORN ? "" : plan.judged.sha;
+  const commitIndex = join(scope.git.dir, "commit-index");
+  rmSync(commitIndex, { force: true });
+  if (holds) copyIndex(join(scope.git.dir, "index"), commitIndex);
   const out = await runGitScript(
     scope.cwd,
     SCRIPT,
-    [plan.judged.tree, parent, gantry, plan.subject, plan.indexHoldsTree ? "1" : ""],
+    [plan.judged.tree, parent, gantry, plan.subject, holds ? "1" : "", commitIndex],
     { ...scope.git.env, ...scope.identity },
     STEPS,
   );
-  // "commit tree HEAD\nHEAD's tree\n", then the index flags (ls-files -v -z).
-  const [first = "", second = "", ...flags] = out.split("\n");
-  const [commit = "", tree = "", head] = first.trim().split(/\s+/);
-  const headTree = second.trim();
-  scope.userIndexFlags = flags.join("\n");
-  // The private index holds the commit's tree without .gantry/: what the next judge starts from.
-  scope.index.head = commit;
+  const [commit = "", tree = ""] = out.trim().split(/\s+/);
+  // The private index still holds the judged tree without .gantry/, now HEAD's entries: what the next
+  // judge starts from. Otherwise it holds something else, and the next judge rebuilds it from HEAD.
+  if (holds) scope.index.head = commit;
   writePrivateHead(scope, commit);
-  if (head !== commit || headTree !== tree)
+  // A commit's id names its tree: HEAD being the commit is HEAD's tree being the tree committed.
+  const head = await plan.head();
+  if (head !== commit)
     throw new CommitMismatch(
-      `HEAD is ${head?.slice(0, 12)} after gantry committed ${commit.slice(0, 12)}: a hook or another process moved the branch`,
+      `HEAD is ${head.slice(0, 12)} after gantry committed ${commit.slice(0, 12)}: a hook or another process moved the branch`,
     );
-  return commit;
+  return { commit, tree };
+}
+
+/** A copy with the original's modification time: git's racy-entry rule compares entries with it. */
+function copyIndex(from: string, to: string): void {
+  copyFileSync(from, to);
+  const { atime, mtime } = statSync(from);
+  utimesSync(to, atime, mtime);
 }
 
 /** Who commits: the repository's own identity, as `git commit` would take it (the private git has no config). */

@@ -2,3 +2,25 @@
 export class GitError extends Error {
   override name = "GitError";
 }
+
+/** The line of a git failure that says what is wrong, without "fatal: " and the advice around it. */
+export function gitReason(error: unknown): string {
+  const stderr = (error as { cause?: { stderr?: unknown } })?.cause?.stderr;
+  const message =
+    typeof stderr === "string" && stderr.trim()
+      ? stderr
+      : error instanceof Error
+        ? error.message
+        : String(error);
+  const code = (error as { cause?: { code?: unknown } })?.cause?.code;
+  if (
+    (error as NodeJS.ErrnoException)?.code === "ENOENT" ||
+    code === "ENOENT" ||
+    code === 127 ||
+    /spawn git ENOENT/.test(message)
+  )
+    return "git is not installed or not on PATH";
+  const lines = message.split("\n").map((l) => l.trim());
+  const fatal = lines.find((l) => /^(fatal|error):/.test(l)) ?? lines.find((l) => l !== "") ?? message;
+  return fatal.replace(/^(fatal|error):\s*/, "");
+}

@@ -36,6 +36,10 @@ export interface GitRepo {
   newIgnoredSources(before: Set<string>): Promise<string[]>;
   /** Removes the private git directory the judge works in. */
   close(): void;
+  /** Files the user's index tracks under the project root, relative to it (what `git ls-files` lists). */
+  trackedFiles(): Promise<Set<string>>;
+  /** HEAD and its tree (zeros when unborn): for a verdict about a story's text rather than a working tree. */
+  headAndTree(): Promise<{ sha: string; tree: string }>;
   headSubject(): Promise<string>;
   /** Files a commit changed, relative to the project root. */
   commitFiles(sha: string): Promise<string[]>;

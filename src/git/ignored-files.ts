@@ -1,6 +1,7 @@
 import { type Dirent, readdirSync } from "node:fs";
 import { extname, join } from "node:path";
 import { runGit } from "./exec.js";
+import { changedFolders, type FolderWalk, walkFolders } from "./folder-walk.js";
 
 /** Extensions of files that hold code: an implementation hidden in an ignored file is one of these. */
 const SOURCE = new Set(
@@ -11,8 +12,11 @@ const SOURCE = new Set(
 /** A new ignored folder larger than this is taken for dependencies or caches and not looked into. */
 const MAX_FOLDER_ENTRIES = 500;
 
-/** Untracked, ignored paths of the working tree (.gantry/ aside); a wholly ignored folder is one entry `dir/`. */
-export async function ignoredPaths(cwd: string, prefix: string): Promise<Set<string>> {
+/**
+ * Untracked, ignored paths of the working tree (.gantry/ aside); a wholly ignored folder is one entry `dir/`.
+ * `folders` (from the top, each ending in "/"): only those.
+ */
+export async function ignoredPaths(cwd: string, prefix: string, folders?: string[]): Promise<Set<string>> {
   const out = await runGit(
     cwd,
     [
@@ -23,12 +27,79 @@ export async function ignoredPaths(cwd: string, prefix: string): Promise<Set<str
       "--directory",
       "-z",
       "--",
-      ":(top)",
+      ...(folders ? folders.map((folder) => `:(top,literal)${folder}`) : [":(top)"]),
       `:(exclude,top)${prefix}.gantry`,
     ],
     { GIT_OPTIONAL_LOCKS: "0" },
   );
   return new Set(out.split("\0").filter(Boolean));
+}
+
+/** A listing of the ignored paths with the folders it was made from, to list again only where they changed. */
+export interface IgnoredListing {
+  paths: Set<string>;
+  /** Undefined when the tree was too large to walk, or gantry runs below the top level. */
+  walk?: FolderWalk;
+  /** Stat keys of the ignore rules outside the tree (excludes files, config) when it was made. */
+  sources: string;
+}
+
+/**
+ * The whole listing, with the folders as they were just before it (walked first: a folder that changes
+ * while git lists is seen as changed next time). `skip`: folders known to be wholly ignored already.
+ */
+export async function listIgnored(
+  cwd: string,
+  prefix: string,
+  top: string,
+  sources: string,
+  skip: ReadonlySet<string> = new Set([".gantry/"]),
+): Promise<IgnoredListing> {
+  const walk = prefix === "" ? walkFolders(top, skip) : undefined;
+  const paths = await ignoredPaths(cwd, prefix);
+  return { paths, sources, ...(walk ? { walk: without(walk, skipped(paths)) } : {}) };
+}
+
+/**
+ * The listing as a whole listing would give it now, from `before`: git lists again only the folders whose
+ * entries changed since (a new file, folder or rename changes its folder's mtime and ctime); unchanged folders
+ * keep their entries. Any change to the ignore rules (a `.gitignore`, an excludes file, the config) lists
+ * the whole tree, as does a change at the top level.
+ */
+export async function relistIgnored(
+  cwd: string,
+  prefix: string,
+  top: string,
+  before: IgnoredListing,
+  sources: string,
+): Promise<IgnoredListing> {
+  if (!before.walk || prefix !== "" || before.sources !== sources)
+    return listIgnored(cwd, prefix, top, sources);
+  const skip = skipped(before.paths);
+  const walk = walkFolders(top, skip, before.walk);
+  const changed = walk && changedFolders(before.walk, walk);
+  if (!walk || !changed || changed.includes("")) return listIgnored(cwd, prefix, top, sources);
+  const paths = new Set(
+    [...before.paths].filter((path) => !changed.some((folder) => path.startsWith(folder))),
+  );
+  if (changed.length > 0) for (const path of await ignoredPaths(cwd, prefix, changed)) paths.add(path);
+  return { paths, sources, walk: without(walk, skipped(paths)) };
+}
+
+/** Folders the walk does not enter: gantry's own and the wholly ignored ones. */
+function skipped(paths: ReadonlySet<string>): Set<string> {
+  const skip = new Set([".gantry/"]);
+  for (const path of paths) if (path.endsWith("/")) skip.add(path);
+  return skip;
+}
+
+/** The walk without folders at or under `skip` (a folder that became wholly ignored is not walked again). */
+function without(walk: FolderWalk, skip: ReadonlySet<string>): FolderWalk {
+  const inside = (rel: string) => [...skip].some((folder) => rel.startsWith(folder));
+  return {
+    folders: new Map([...walk.folders].filter(([rel]) => !inside(rel))),
+    ignoreFiles: new Map([...walk.ignoreFiles].filter(([rel]) => !inside(rel))),
+  };
 }
 
 /**

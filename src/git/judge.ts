@@ -25,8 +25,6 @@ export interface TreeScope {
   checked: Map<string, string[]>;
   /** Whether the last judged tree has HEAD's content (.gantry/ aside), from the judge's own diff-tree. */
   sameAsHead?: { head: string; tree: string; same: boolean };
-  /** `git ls-files -v -z` of the user's index as gantry's last commit left it. */
-  userIndexFlags?: string;
   /** Who commits, read once a run (a change to it during a session is a tamper). */
   identity?: Record<string, string>;
 }

@@ -4,19 +4,17 @@ import type { Judged } from "../model/ledger.js";
 import { activity } from "../process/activity.js";
 import { commitJudged } from "./commit.js";
 import { runGit, runGitSteps } from "./exec.js";
+import { gitReason } from "./git-error.js";
 import type { GitRepo, JudgeOptions } from "./git-repo.js";
 import { headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
-import { ignoredPaths, newIgnoredSources } from "./ignored-files.js";
+import { ignoredBook } from "./ignored-book.js";
+import { newIgnoredSources } from "./ignored-files.js";
+import { indexFlagsOf, readIndexFile } from "./index-file.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
-import {
-  compareAndRestore,
-  fileKey,
-  type GitSnapshot,
-  parseIndexFlags,
-  snapshotGit,
-} from "./tamper-snapshot.js";
+import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
+import { headAndTree, trackedFiles } from "./tracked-files.js";
 
 export { UNBORN };
 
@@ -25,17 +23,27 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   const raw = (args: string[]) => runGit(projectRoot, args);
   let located: string;
   try {
-    located = await raw(["rev-parse", "--show-prefix", "--git-dir", "--git-common-dir", "--show-toplevel"]);
+    located = await raw([
+      "rev-parse",
+      "--show-prefix",
+      "--git-dir",
+      "--git-common-dir",
+      "--show-toplevel",
+      "--show-object-format",
+    ]);
   } catch (error) {
     // Not a repository, git missing, an unsafe owner: the user's setup, said in one line, exit 2.
     throw new InputError(projectRoot, "", `git cannot work here: ${gitReason(error)}`);
   }
-  const [prefix = "", gitDirRaw = ".git", commonRaw = gitDirRaw, top = projectRoot] = located
+  const [prefix = "", gitDirRaw = ".git", commonRaw = gitDirRaw, top = projectRoot, format = "sha1"] = located
     .replace(/\n$/, "")
     .split("\n");
   const gitDir = isAbsolute(gitDirRaw) ? gitDirRaw : join(projectRoot, gitDirRaw);
   const commonDir = isAbsolute(commonRaw) ? commonRaw : join(projectRoot, commonRaw);
   const outside = [`:(exclude,top)${prefix}${GANTRY_DIR}`];
+  const hashBytes = format === "sha256" ? 32 : 20;
+  /** gantry's last commit and its tree (.gantry/ included). */
+  let committed: { commit: string; tree: string } | undefined;
 
   const head = async () => {
     const fromFiles = headFromFiles(gitDir);
@@ -110,10 +118,11 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   // Untracked ignored paths as last listed, and what had run by then: a story's start reuses the list
   // the story before it ended with when nothing ran in between.
   let ignored: { paths: Set<string>; started: number; sha: string } | undefined;
-  const listIgnored = async (): Promise<Set<string>> => {
+  const listings = ignoredBook(projectRoot, prefix, dirs);
+  const listIgnored = async (before?: Set<string>): Promise<Set<string>> => {
     const now = activity();
     const sha = await head();
-    const paths = await ignoredPaths(projectRoot, prefix);
+    const paths = await (before ? listings.since(before) : listings.list());
     ignored = now.running === 0 ? { paths, started: now.started, sha } : undefined;
     return paths;
   };
@@ -134,15 +143,15 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         last = undefined;
         knownFlags = undefined;
         const indexHoldsTree = wasLast !== undefined && s.index.head === judged.sha;
-        const commit = await commitJudged(s, { judged, subject, indexHoldsTree });
-        if (s.userIndexFlags !== undefined)
-          knownFlags = {
-            indexKey: fileKey(join(gitDir, "index")),
-            indexFlags: parseIndexFlags(s.userIndexFlags),
-          };
-        s.userIndexFlags = undefined;
+        const made = await commitJudged(s, { judged, subject, indexHoldsTree, head });
+        const { commit } = made;
+        committed = made;
+        // The user's index just reset to the commit: the next session's tamper snapshot starts from its
+        // flags, read here in node (git is asked again when the file is one this cannot read whole).
+        const index = readIndexFile(join(gitDir, "index"), hashBytes);
+        if (index) knownFlags = { indexKey: index.key, indexFlags: indexFlagsOf(index.entries) };
         // The working tree is what was judged, now on top of the new commit: no need to judge it again.
-        if (wasLast) last = { ...wasLast, sha: commit };
+        if (wasLast && indexHoldsTree) last = { ...wasLast, sha: commit };
         if (ignored && ignored.sha === judged.sha) ignored.sha = commit;
         return commit;
       }),
@@ -208,7 +217,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       return listIgnored();
     },
     newIgnoredSources: async (before) => {
-      const found = newIgnoredSources(top, before, await listIgnored());
+      const found = newIgnoredSources(top, before, await listIgnored(before));
       // Files about to be moved away: the next story's start lists them again.
       if (found.length > 0) ignored = undefined;
       return found;
@@ -219,6 +228,20 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       privateGit?.dispose();
       privateGit = undefined;
       treeScope = undefined;
+    },
+    async trackedFiles() {
+      // Read from the user's index in node (one git program fewer a story); git when it cannot be read whole.
+      const index = readIndexFile(join(gitDir, "index"), hashBytes);
+      if (!index) return trackedFiles(projectRoot);
+      const files = new Set<string>();
+      for (const { path } of index.entries) if (path.startsWith(prefix)) files.add(path.slice(prefix.length));
+      return files;
+    },
+    async headAndTree() {
+      const sha = await head();
+      // gantry's own last commit names its tree; any other HEAD is asked of git.
+      if (committed?.commit === sha) return { sha, tree: committed.tree };
+      return headAndTree(projectRoot);
     },
     async headSubject() {
       try {
@@ -267,26 +290,4 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       }
     },
   };
-}
-
-/** The line of a git failure that says what is wrong, without "fatal: " and the advice around it. */
-function gitReason(error: unknown): string {
-  const stderr = (error as { cause?: { stderr?: unknown } })?.cause?.stderr;
-  const message =
-    typeof stderr === "string" && stderr.trim()
-      ? stderr
-      : error instanceof Error
-        ? error.message
-        : String(error);
-  const code = (error as { cause?: { code?: unknown } })?.cause?.code;
-  if (
-    (error as NodeJS.ErrnoException)?.code === "ENOENT" ||
-    code === "ENOENT" ||
-    code === 127 ||
-    /spawn git ENOENT/.test(message)
-  )
-    return "git is not installed or not on PATH";
-  const lines = message.split("\n").map((l) => l.trim());
-  const fatal = lines.find((l) => /^(fatal|error):/.test(l)) ?? lines.find((l) => l !== "") ?? message;
-  return fatal.replace(/^(fatal|error):\s*/, "");
 }

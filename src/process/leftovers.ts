@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
 
 export const RUN_ID_VARIABLE = "GANTRY_RUN_ID";
 /** Set for one agent session's processes only, so the session's leftovers are told from the run's hooks. */
@@ -18,7 +18,8 @@ export function killRunProcesses(runId: string): number {
  * also those that left their session's group with setsid; returns how many groups or processes it killed.
  */
 export function killMarkedProcesses(variable: string, value: string): number {
-  const needle = `\0${variable}=${value}\0`;
+  const first = Buffer.from(`${variable}=${value}\0`, "latin1");
+  const needle = Buffer.concat([Buffer.from([0]), first]);
   const own = processGroupOf("self");
   const targets = new Set<number>();
   let pids: string[];
@@ -30,7 +31,8 @@ export function killMarkedProcesses(variable: string, value: string): number {
   for (const pid of pids) {
     if (Number(pid) === process.pid) continue;
     try {
-      if (!`\0${readFileSync(`/proc/${pid}/environ`, "latin1")}`.includes(needle)) continue;
+      const environ = readWhole(`/proc/${pid}/environ`);
+      if (environ.indexOf(needle) < 0 && !environ.subarray(0, first.length).equals(first)) continue;
       const group = processGroupOf(pid);
       // A negative target is a whole group; never our own group, only that one process then.
       targets.add(group !== undefined && group > 1 && group !== own ? -group : Number(pid));
@@ -46,6 +48,29 @@ export function killMarkedProcesses(variable: string, value: string): number {
     }
   }
   return targets.size;
+}
+
+/** Read into one buffer kept between calls: a scan reads every process's environment, and allocating for each made garbage. */
+let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/** The whole file (a /proc file says size 0, so it is read until the end); valid until the next call. */
+function readWhole(path: string): Buffer {
+  const fd = openSync(path, "r");
+  try {
+    let length = 0;
+    for (;;) {
+      if (length === scratch.length) {
+        const bigger = Buffer.allocUnsafe(scratch.length * 2);
+        scratch.copy(bigger, 0, 0, length);
+        scratch = bigger;
+      }
+      const read = readSync(fd, scratch, length, scratch.length - length, null);
+      if (read === 0) return scratch.subarray(0, length);
+      length += read;
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function processGroupOf(pid: string): number | undefined {

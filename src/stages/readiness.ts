@@ -1,7 +1,6 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { filesNamed } from "../agents/prompt.js";
-import { headAndTree, trackedFiles } from "../git/tracked-files.js";
 import type { ReadinessAnswer, ReadinessGapCode, ReadinessRecord } from "../model/readiness.js";
 import { gapSet, openBlockers, scoreReadiness } from "../prd/readiness.js";
 import type { StoryContext } from "./context.js";
@@ -31,7 +30,7 @@ export async function readinessGate(
   const accepted = [...new Set([...(record.accepted ?? []), ...(options.accepted ?? [])])];
   let tracked: Set<string> | undefined;
   const tree = async () => {
-    tracked ??= await trackedFiles(run.root);
+    tracked ??= await run.git.trackedFiles();
     return tracked;
   };
   const named = filesNamed(story);
@@ -64,7 +63,7 @@ export async function readinessGate(
     if (found.stop?.action === "pause") return { status: "paused", reason: found.stop.reason };
     if (found.stop && "reason" in found.stop) return { status: "blocked", reason: found.stop.reason };
   }
-  const judged = await headAndTree(run.root);
+  const judged = await run.git.headAndTree();
   const announce = (verdict: "pass" | "fail", set: string[], ask: boolean, accepting = accepted) =>
     run.bus.emit("readiness:result", {
       storyId: story.id,

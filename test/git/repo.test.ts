@@ -52,4 +52,38 @@ describe("git repo wrapper", () => {
         !error.message.includes("\n"),
     );
   });
+
+  it("tracked files and HEAD's tree as git gives them, from a subfolder, before and after gantry's commit", async () => {
+    const root = repo();
+    mkdirSync(join(root, "pkg/src"), { recursive: true });
+    writeFileSync(join(root, "pkg/src/x.ts"), "1\n");
+    writeFileSync(join(root, "pkg/y.ts"), "2\n");
+    mkdirSync(join(root, "pkg/.gantry/features/f"), { recursive: true });
+    writeFileSync(join(root, "pkg/.gantry/features/f/prd.json"), "{}\n");
+    git(root, "add", "-A");
+    git(root, "commit", "-q", "-m", "pkg");
+    const sub = join(root, "pkg");
+    const repo_ = await openRepo(sub);
+    const lsFiles = () => new Set(git(sub, "ls-files", "-z").split("\0").filter(Boolean));
+    const revParse = () => {
+      const [sha, tree] = git(sub, "rev-parse", "HEAD", "HEAD^{tree}").trim().split("\n");
+      return { sha, tree };
+    };
+    assert.deepEqual(await repo_.trackedFiles(), lsFiles());
+    assert.deepEqual(await repo_.headAndTree(), revParse());
+    writeFileSync(join(sub, "z.ts"), "3\n");
+    const judged = await repo_.judge();
+    await repo_.commitJudged(judged, "gantry(US-1): z");
+    assert.deepEqual([...(await repo_.trackedFiles())].sort(), [
+      ".gantry/features/f/prd.json",
+      "src/x.ts",
+      "y.ts",
+      "z.ts",
+    ]);
+    assert.deepEqual(await repo_.headAndTree(), revParse());
+    // HEAD moved by someone else: asked of git, not taken from gantry's last commit.
+    git(root, "commit", "-q", "--allow-empty", "-m", "by hand");
+    assert.deepEqual(await repo_.headAndTree(), revParse());
+    repo_.close();
+  });
 });

@@ -18,8 +18,12 @@ export async function qualityCommandsChange(input: {
 }): Promise<ConfigFinding | undefined> {
   const file = ".gantry/config.json";
   const path = join(input.root, file);
-  const baseText = input.base ? await readAt(input.root, input.base, file) : undefined;
-  const base = commandsOf(baseText);
+  // The base's copy is read only when a candidate differs from what the run loaded (one git show fewer a story).
+  let base: unknown;
+  const baseCommands = async () => {
+    base ??= commandsOf(input.base ? await readAt(input.root, input.base, file) : undefined);
+    return base;
+  };
   const candidates: { text: string | undefined; where: string }[] = [
     { text: existsSync(path) ? readFileSync(path, "utf8") : undefined, where: "" },
   ];
@@ -31,7 +35,7 @@ export async function qualityCommandsChange(input: {
   }
   for (const { text, where } of candidates) {
     const now = commandsOf(text);
-    if (same(now, base) || same(now, input.loaded ?? {})) continue;
+    if (same(now, input.loaded ?? {}) || same(now, await baseCommands())) continue;
     if (now === INVALID)
       return { file, evidence: `${file}${where} is no longer valid JSON: quality.commands cannot be read` };
     const was = base === INVALID ? {} : stringRecord(base);
