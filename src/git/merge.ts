@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { noteCommand } from "../process/activity.js";
 import { runGit, runGitSteps } from "./exec.js";
 import { GANTRY_DIR } from "./judge.js";
 
@@ -30,12 +31,28 @@ export async function mergeTrees(cwd: string, ours: string, theirs: string): Pro
 
 /** Puts a worktree's index and files from commit `from` to tree `to` (both must be what it holds and wants). */
 export async function moveWorktree(cwd: string, from: string, to: string): Promise<void> {
-  await runGit(cwd, ["-c", "core.hooksPath=/dev/null", "read-tree", "-m", "-u", from, to]);
+  await writingFiles(() =>
+    runGit(cwd, ["-c", "core.hooksPath=/dev/null", "read-tree", "-m", "-u", from, to]),
+  );
 }
 
 /** Back to exactly `commit`: index and tracked files; what the merge added is removed. */
 export async function resetWorktree(cwd: string, commit: string): Promise<void> {
-  await runGit(cwd, ["-c", "core.hooksPath=/dev/null", "reset", "-q", "--hard", commit]);
+  await writingFiles(() => runGit(cwd, ["-c", "core.hooksPath=/dev/null", "reset", "-q", "--hard", commit]));
+}
+
+/**
+ * A git command that writes a working tree's files counts as a command that may change them (activity.ts):
+ * the judge's cache would otherwise take the tree it judged before for the one on disk when nothing else
+ * ran in between, and verdicts for one tree would be bound to another.
+ */
+async function writingFiles<T>(work: () => Promise<T>): Promise<T> {
+  const ended = noteCommand(true);
+  try {
+    return await work();
+  } finally {
+    ended();
+  }
 }
 
 export interface MergeCommitPlan {
@@ -131,9 +148,11 @@ export async function followBranch(top: string, prefix: string, from: string, to
     if (parts[i] === "D") removed.push(path);
     else written.push(path);
   }
-  await runGit(top, ["read-tree", to]);
-  for (let i = 0; i < written.length; i += 500)
-    await runGit(top, ["checkout-index", "-f", "-q", "--", ...written.slice(i, i + 500)]);
-  for (const path of removed) rmSync(join(top, path), { force: true });
+  await writingFiles(async () => {
+    await runGit(top, ["read-tree", to]);
+    for (let i = 0; i < written.length; i += 500)
+      await runGit(top, ["checkout-index", "-f", "-q", "--", ...written.slice(i, i + 500)]);
+    for (const path of removed) rmSync(join(top, path), { force: true });
+  });
   return [...written, ...removed];
 }

@@ -4,7 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { commitMerge, followBranch, mergeTrees } from "../../src/git/merge.js";
+import { commitMerge, followBranch, mergeTrees, moveWorktree, resetWorktree } from "../../src/git/merge.js";
+import { openRepo } from "../../src/git/repo.js";
 import { git, write } from "../support/fixture-repo.js";
 
 /** A repository with a base commit on main, and two branches from it. */
@@ -80,6 +81,32 @@ describe("commitMerge and followBranch", () => {
     assert.deepEqual(changed, ["src/b.js"]);
     assert.equal(readFileSync(join(root, "src/b.js"), "utf8"), "b\n");
     assert.equal(git(root, "status", "--porcelain"), "");
+  });
+});
+
+describe("moveWorktree and resetWorktree", () => {
+  // They write files with no command the judge's cache counts: with nothing else run in between, a judge
+  // that took the tree as the one judged before would bind the merged tree's verdicts to the story's tree.
+  it("a judge after either sees the files they wrote, not the tree it judged before", async () => {
+    const { root, base, branch } = fixture();
+    const story = branch("story", { "src/b.js": "b\n" });
+    const other = branch("other", { "src/c.js": "c\n" });
+    git(root, "checkout", "-q", "story");
+    const repo = await openRepo(root);
+    try {
+      const before = await repo.judge();
+      assert.equal(before.tree, treeWithout(root, git(root, "rev-parse", "story^{tree}"), ".gantry"));
+      const merged = await mergeTrees(root, other, story);
+      assert.ok(merged.clean);
+      await moveWorktree(root, story, merged.tree);
+      const after = await repo.judge();
+      assert.equal(after.tree, treeWithout(root, merged.tree, ".gantry"), "the merged tree, src/c.js in it");
+      await resetWorktree(root, story);
+      assert.deepEqual(await repo.judge(), before, "back to the story's tree");
+      assert.notEqual(base, story);
+    } finally {
+      repo.close();
+    }
   });
 });
 
