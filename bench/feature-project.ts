@@ -161,20 +161,23 @@ export async function timeGantry(
   extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<Timed> {
   const root = freshCopy(project);
+  const what = `gantry run on ${project.stories} stories`;
+  let failed = true;
   try {
-    const timed = expectOk(
-      `gantry run on ${project.stories} stories`,
-      await timeCommand(process.execPath, [cli, "run", "--feature", FEATURE, "--dir", root, ...extraArgs], {
-        cwd: root,
-        env: benchEnvironment(extraEnv),
-      }),
+    const timed = await timeCommand(
+      process.execPath,
+      [cli, "run", "--feature", FEATURE, "--dir", root, ...extraArgs],
+      { cwd: root, env: benchEnvironment(extraEnv) },
     );
+    // A failed run's copy is kept (its .gantry/runs/ says why), and its path is in the error.
+    expectOk(`${what} (${extraArgs.join(" ")}; kept in ${root})`, timed);
     const made = storyCommits(root);
     if (made !== project.stories)
-      throw new Error(`gantry made ${made} story commits for ${project.stories} stories`);
+      throw new Error(`gantry made ${made} story commits for ${project.stories} stories (kept in ${root})`);
+    failed = false;
     return timed;
   } finally {
-    rmSync(root, { recursive: true, force: true });
+    if (!failed) rmSync(root, { recursive: true, force: true });
   }
 }
 
