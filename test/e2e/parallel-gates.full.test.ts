@@ -83,8 +83,10 @@ describe("gantry run --parallel 2 with story-check and readiness mandatory", { t
       const merge = events.find((e) => e.type === "story:merge" && e.storyId === id);
       assert.equal(merge?.outcome, "merged", JSON.stringify(merge));
       const onMerged = ledger.filter((l) => l.storyId === id && l.tree === merge?.tree);
-      // (The first merge's tree may equal its worktree's, where the `exit` check passed too.)
-      const check = onMerged.find((l) => l.gate === "story-check" && l.detail.phase === "merge");
+      // The first to merge finds the branch where it branched: its merged tree is its worktree's, whose
+      // `exit` check is the one on that tree; the second's merged tree is new and checked in phase `merge`.
+      const phase = merge === events.find((e) => e.type === "story:merge") ? "exit" : "merge";
+      const check = onMerged.find((l) => l.gate === "story-check" && l.detail.phase === phase);
       assert.equal(check?.verdict, "pass", `${id}: ${JSON.stringify(onMerged)}`);
       const ready = onMerged.find((l) => l.gate === "readiness");
       assert.equal(ready?.verdict, "pass", `${id}: readiness carried onto the merged tree`);

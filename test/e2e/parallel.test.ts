@@ -51,6 +51,19 @@ describe("gantry run --parallel (quick)", () => {
     const events = lastRun(root).events;
     const merges = events.filter((e) => e.type === "story:merge");
     assert.deepEqual(merges.map((e) => `${e.storyId}:${e.outcome}`).sort(), ["A:merged", "B:merged"]);
+    // Both branched from the same tip. The first to merge finds the branch where it left it: its merged tree
+    // is its worktree's, judged there (one verify). The second's merged tree holds the first's work too: a
+    // different tree, judged again (a second verify, on the tree committed).
+    const verifies = (id: unknown) =>
+      events
+        .filter((e) => e.type === "verify:result" && e.storyId === id)
+        .map((e) => (e.judged as { tree?: string } | undefined)?.tree);
+    const [first, second] = merges;
+    assert.deepEqual(verifies(first?.storyId), [first?.tree]);
+    const again = verifies(second?.storyId);
+    assert.equal(again.length, 2);
+    assert.notEqual(again[0], second?.tree);
+    assert.equal(again[1], second?.tree);
     const deferred = events.filter((e) => e.type === "verify:result" && e.strategy === "deferred-regression");
     assert.equal(deferred.length, 1);
     const types = events.map((e) => (e.strategy === "deferred-regression" ? "deferred" : e.type));

@@ -67,8 +67,15 @@ export async function mergeStory(
       reason: `merge conflict with the feature branch in ${conflicts.join(", ")}`,
     };
   }
-  await moveWorktree(worktree.path, storyTip, merged.tree);
-  const judged = await judgeAgain(worker.ctx, story, tip);
+  const unmoved =
+    tip === worktree.base ? await judgedInWorktree(worker.ctx, story, storyTip, merged.tree) : undefined;
+  if (unmoved)
+    run.logger.info(
+      { storyId: story.id, tree: unmoved.tree },
+      "the branch did not move since the story began: its merged tree is the tree judged in its worktree",
+    );
+  else await moveWorktree(worktree.path, storyTip, merged.tree);
+  const judged = unmoved ?? (await judgeAgain(worker.ctx, story, tip));
   if (judged.reason !== undefined) {
     await resetWorktree(worktree.path, storyTip);
     return { outcome: "failed", reason: `on the merged tree: ${judged.reason}` };
@@ -109,6 +116,28 @@ export async function mergeStory(
     return out.split("\n").filter(Boolean);
   };
   return { outcome: "merged", sha, tree: judged.tree, files };
+}
+
+/**
+ * When the feature branch is still where the story branched from, the merged tree is the story commit's
+ * own tree, which its worktree judged in this run just before committing it. It counts only when the
+ * worktree still holds exactly that tree (a judge of the disk says so) and every mandatory gate of the story
+ * passed on it (the one rule, as completion applied it); else undefined, and the merge is judged again.
+ */
+async function judgedInWorktree(
+  ctx: RunContext,
+  story: Story,
+  storyTip: string,
+  mergedTree: string,
+): Promise<{ tree: string; reason?: undefined } | undefined> {
+  const storyTree = (await runGit(ctx.root, ["rev-parse", `${storyTip}^{tree}`])).trim();
+  if (mergedTree !== storyTree) return undefined;
+  const judged = await ctx.git.judge({ recheck: true });
+  if (judged.sha !== storyTip || !(await ctx.git.sameContent(storyTip, judged.tree))) return undefined;
+  const unmet = unmetGates(
+    gateStates(ctx.verdicts.entries, judged.tree, ctx.mandatoryGates, { storyId: story.id }),
+  );
+  return unmet.length === 0 ? { tree: judged.tree } : undefined;
 }
 
 /** The story's gates on the worktree as it is now (the merged tree), its changes measured from `base`. */
