@@ -30,6 +30,14 @@ function startPool(): SpawnHelperPool | null {
 }
 
 /**
+ * Up to `size` git commands at once from the helpers (default 2). A parallel run asks for one a worker and
+ * one more: with fewer, the serial merge's git commands wait in line behind the workers' own.
+ */
+export function widenGitHelpers(size: number): void {
+  helperPool()?.widen(size);
+}
+
+/**
  * Runs `file args` in `cwd` with the git environment: from the helper when there is one, else forked from
  * node. Fails as execFile does: an error with the exit `code` and `stderr`.
  */

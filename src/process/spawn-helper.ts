@@ -239,6 +239,8 @@ export interface SpawnHelperPool {
   run(request: HelperRequest): Promise<HelperResult>;
   /** Helpers started so far (a lost one is replaced by the next request). */
   readonly started: number;
+  /** Lets the pool grow to `size` helpers (never shrinks it): one a worker and one more for the merge. */
+  widen(size: number): void;
   close(): void;
 }
 
@@ -300,6 +302,10 @@ export function createSpawnHelperPool(
     },
     get started() {
       return started;
+    },
+    widen(to) {
+      size = Math.max(size, to);
+      dispatch();
     },
     close() {
       closed = true;

@@ -93,6 +93,24 @@ for (const [name, shell] of SHELLS) {
       assert.ok(p.started <= 2, `${p.started} helpers`);
     });
 
+    it("widened, runs that many side by side: a request waiting behind busy helpers starts at once", async () => {
+      const p = pool();
+      const slow = () => p.run({ argv: ["sleep", "1"], cwd: "/", timeoutMs: 10_000 });
+      const busy = [slow(), slow()];
+      const at = performance.now();
+      const quick = p.run({ argv: ["echo", "q"], cwd: "/", timeoutMs: 10_000 });
+      p.widen(3);
+      assert.equal((await quick).stdout, "q\n");
+      assert.ok(performance.now() - at < 900, "did not wait for a sleep to end");
+      await Promise.all(busy);
+      assert.equal(p.started, 3);
+      p.widen(1);
+      await Promise.all(
+        Array.from({ length: 6 }, () => p.run({ argv: ["true"], cwd: "/", timeoutMs: 10_000 })),
+      );
+      assert.equal(p.started, 3, "never shrinks, and starts no more than its size");
+    });
+
     it("kills a child past its timeout with its whole group, and the helper goes on", async () => {
       const p = pool();
       const mark = `GANTRY_HELPER_TEST=${process.pid}-${Math.random()}`;
