@@ -23,7 +23,14 @@ import type { StoryWorktree, WorktreeHome } from "./story-worktrees.js";
 const MERGE_STAGES: readonly Stage[] = [verifyStage, reviewStage, regressionStage];
 
 export type MergeOutcome =
-  | { outcome: "merged"; sha: string; tree: string; files: () => Promise<string[]> }
+  | {
+      outcome: "merged";
+      sha: string;
+      tree: string;
+      files: () => Promise<string[]>;
+      /** The main worktree has followed the branch onto the merge (see MergeOptions.follow). */
+      followed: Promise<unknown>;
+    }
   | { outcome: "conflict"; files: string[]; reason: string }
   | { outcome: "failed"; reason: string };
 
@@ -41,6 +48,11 @@ export interface MergeOptions {
   passes?: string[];
   /** Keep gantry's folder as the merged tree has it (a shard brings its ledger), not as the branch has it. */
   gantryFromMerge?: boolean;
+  /**
+   * Runs the main worktree's following of the branch; default: at once, before mergeStory returns. The
+   * parallel walk queues it (one at a time, in merge order) so the next merge need not wait for it.
+   */
+  follow?: (work: () => Promise<unknown>) => Promise<unknown>;
 }
 
 export async function mergeStory(
@@ -110,12 +122,13 @@ export async function mergeStory(
   } finally {
     rmSync(indexFile, { force: true });
   }
-  await followBranch(home.top, home.prefix, tip, sha);
+  const follow = () => followBranch(home.top, home.prefix, tip, sha);
+  const followed = options.follow ? options.follow(follow) : await follow();
   const files = async () => {
     const out = await runGit(run.root, ["diff", "--name-only", "--relative", tip, sha]);
     return out.split("\n").filter(Boolean);
   };
-  return { outcome: "merged", sha, tree: judged.tree, files };
+  return { outcome: "merged", sha, tree: judged.tree, files, followed: Promise.resolve(followed) };
 }
 
 /**

@@ -56,6 +56,9 @@ export async function walkInParallel(
   );
   const queue = new PQueue({ concurrency: Math.max(1, workers) });
   const merges = new PQueue({ concurrency: 1 });
+  // The main worktree follows each merge in merge order, while the next merge is judged.
+  const follows = new PQueue({ concurrency: 1 });
+  const follow = (work: () => Promise<unknown>) => follows.add(work);
   const passed: PassedStory[] = [];
   const ids = new Set(selected.map((s) => s.id));
   const settled = new Set<string>();
@@ -117,8 +120,11 @@ export async function walkInParallel(
       record(story.id, outcome);
       return;
     }
-    const merged = await merges.add(() => mergeStory(run, home, book, { ctx: worker.ctx, worktree }, story));
+    const merged = await merges.add(() =>
+      mergeStory(run, home, book, { ctx: worker.ctx, worktree }, story, { follow }),
+    );
     worker.close();
+    if (merged.outcome === "merged") await merged.followed;
     run.bus.emit("story:merge", {
       storyId: story.id,
       outcome: merged.outcome,
