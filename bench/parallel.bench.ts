@@ -2,7 +2,8 @@
  * Stories at once: 8 independent stories whose agent sleeps 2 s, `gantry run --parallel` 1, 2 and 4.
  * The ideal at N workers is the agents' time spread over N (8 × 2 s / N) plus gantry's own time, taken
  * from the one-worker run (its wall less the 16 s of sleeping); goal: wall ≤ 1.3 × ideal at 4 workers.
- * Also the peak memory of the gantry process at 4 workers (goal < 200 MB).
+ * Also the CPU of the process tree at 2 and 4 workers against 1, and the peak memory of the gantry process
+ * at 4 workers (goal < 200 MB).
  * Run alone: `node --import tsx bench/parallel.bench.ts` (after `npm run build`).
  */
 import { pathToFileURL } from "node:url";
@@ -41,6 +42,21 @@ export async function runParallelBench(): Promise<Row[]> {
       ),
     );
   }
+  // The CPU of gantry's whole process tree (user + sys, /usr/bin/time): on a shared machine the steadier
+  // figure; against --parallel 1 it is what judging each merged tree again and the worktrees cost.
+  const cpu = (n: number) => (timed.get(n) ?? []).flatMap((t) => (t.cpuMs === undefined ? [] : [t.cpuMs]));
+  const cpuOne = cpu(1);
+  for (const n of WORKERS.slice(1))
+    if (cpuOne.length > 0 && cpu(n).length > 0)
+      rows.push(
+        row(
+          `--parallel ${n}: CPU of gantry's process tree`,
+          cpu(n),
+          median(cpuOne),
+          "ms",
+          "baseline: --parallel 1",
+        ),
+      );
   const rss = (timed.get(4) ?? []).flatMap((t) => (t.maxRssMb === undefined ? [] : [t.maxRssMb]));
   if (rss.length > 0)
     rows.push(row("--parallel 4: peak RSS of gantry", rss, 200, "MB", "baseline: the goal, 200 MB"));

@@ -43,8 +43,12 @@ export async function addWorktree(
 
 /** Removes a worktree gantry made (its leftover files with it) and forgets it; the branch is not touched. */
 export async function removeWorktree(cwd: string, path: string): Promise<void> {
-  await runGit(cwd, ["worktree", "remove", "--force", "--force", path]).catch(() => undefined);
-  await runGit(cwd, ["worktree", "prune"]).catch(() => undefined);
+  const removed = await runGit(cwd, ["worktree", "remove", "--force", "--force", path]).then(
+    () => true,
+    () => false,
+  );
+  // A removal that went through took git's record of the worktree with it: only a failed one leaves one.
+  if (!removed) await runGit(cwd, ["worktree", "prune"]).catch(() => undefined);
 }
 
 /** Whether `commit` is reachable from `from`. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, realpathSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -32,9 +32,14 @@ async function fixture() {
     const tip = git(worktree.path, "rev-parse", "HEAD");
     const kept = await retireStoryWorktree(home, book, worktree, false);
     assert.equal(existsSync(worktree.path), false);
+    assert.equal(
+      git(root, "worktree", "list").trim().split("\n").length,
+      1,
+      "git's record of it is gone too",
+    );
     return { tip, kept };
   };
-  return { root, failedAttempt };
+  return { root, home, book, failedAttempt };
 }
 
 describe("retireStoryWorktree", () => {
@@ -51,5 +56,13 @@ describe("retireStoryWorktree", () => {
     assert.equal(git(root, "rev-parse", earlierFailedRef("D", 1)), first.tip);
     assert.equal(git(root, "rev-parse", earlierFailedRef("D", 2)), second.tip);
     assert.equal(git(root, "show", `${earlierFailedRef("D", 1)}:src/d.js`), "1");
+  });
+
+  it("a worktree whose folder is already gone is still forgotten by git", async () => {
+    const { root, home, book } = await fixture();
+    const worktree = await openStoryWorktree(home, book, "E", git(root, "rev-parse", "HEAD"));
+    rmSync(worktree.path, { recursive: true, force: true });
+    await retireStoryWorktree(home, book, worktree, true);
+    assert.equal(git(root, "worktree", "list").trim().split("\n").length, 1);
   });
 });
