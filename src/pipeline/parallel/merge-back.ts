@@ -53,6 +53,11 @@ export interface MergeOptions {
    * parallel walk queues it (one at a time, in merge order) so the next merge need not wait for it.
    */
   follow?: (work: () => Promise<unknown>) => Promise<unknown>;
+  /**
+   * The story's stages ran to completion in its worktree in this run (not a shard's tip, not a commit a
+   * crashed run left): only then may its own tree, merged unchanged, count as judged.
+   */
+  judgedInWorktree?: boolean;
 }
 
 export async function mergeStory(
@@ -80,7 +85,9 @@ export async function mergeStory(
     };
   }
   const unmoved =
-    tip === worktree.base ? await judgedInWorktree(worker.ctx, story, storyTip, merged.tree) : undefined;
+    options.judgedInWorktree && tip === worktree.base
+      ? await judgedInWorktree(worker.ctx, story, storyTip, merged.tree)
+      : undefined;
   if (unmoved)
     run.logger.info(
       { storyId: story.id, tree: unmoved.tree },

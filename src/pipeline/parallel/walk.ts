@@ -28,6 +28,8 @@ export interface ParallelWalk {
 
 interface Worked {
   outcome: StoryOutcome;
+  /** Its stages ran here, in this run (not a finished commit a crashed run left). */
+  judgedHere: boolean;
   worktree: StoryWorktree;
   worker: Awaited<ReturnType<typeof workerContext>>;
 }
@@ -93,14 +95,18 @@ export async function walkInParallel(
     const worktree = leftover ?? (await openStoryWorktree(home, book, story.id, await run.git.head()));
     const worker = await workerContext(run, home, book, worktree);
     let outcome: StoryOutcome;
+    let judgedHere = false;
     if (leftover && (await finishedEarlier(home, leftover, story))) {
       // Its commit landed on the story branch before the last run stopped: merge it (it is judged again).
       await resetWorktree(leftover.path, leftover.head);
       outcome = { status: "passed", agentCalls: 0 };
-    } else outcome = await executeStory(worker.ctx, story);
+    } else {
+      outcome = await executeStory(worker.ctx, story);
+      judgedHere = true;
+    }
     // Passed in its worktree is not passed yet: only the merge into the feature branch makes it so.
     if (outcome.status === "passed") run.stories.update(story.id, { status: "in-progress" });
-    return { outcome, worktree, worker };
+    return { outcome, judgedHere, worktree, worker };
   };
 
   const carry = async (story: Story): Promise<void> => {
@@ -110,7 +116,7 @@ export async function walkInParallel(
     }
     const worked = await queue.add(() => work(story));
     if (!worked) return;
-    const { outcome, worktree, worker } = worked;
+    const { outcome, judgedHere, worktree, worker } = worked;
     if (outcome.status !== "passed") {
       worker.close();
       if (outcome.status === "paused") {
@@ -121,7 +127,10 @@ export async function walkInParallel(
       return;
     }
     const merged = await merges.add(() =>
-      mergeStory(run, home, book, { ctx: worker.ctx, worktree }, story, { follow }),
+      mergeStory(run, home, book, { ctx: worker.ctx, worktree }, story, {
+        follow,
+        judgedInWorktree: judgedHere,
+      }),
     );
     worker.close();
     if (merged.outcome === "merged") await merged.followed;
