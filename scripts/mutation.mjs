@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run test:mutation [-- --mutate a.ts,b.ts] [stryker flags]`: one Stryker run per target of
+// `npm run test:mutation [-- --mutate a.ts,b.ts:10-40] [stryker flags]`: one Stryker run per target of
 // stryker.config.mjs (each with only the tests that guard it), then the score of each file.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -13,8 +13,10 @@ if (at >= 0) {
   wanted = (inline ? args[at].slice("--mutate=".length) : (args[at + 1] ?? "")).split(",").filter(Boolean);
   args.splice(at, inline ? 1 : 2);
 }
-const targets = wanted ? TARGETS.filter((t) => wanted.includes(t.mutate)) : TARGETS;
-const unknown = (wanted ?? []).filter((file) => !TARGETS.some((t) => t.mutate === file));
+// `file.ts:10-40` mutates only those lines of a target; the target is found by its file.
+const fileOf = (spec) => spec.replace(/:.*$/, "");
+const targets = wanted ? TARGETS.filter((t) => wanted.some((w) => fileOf(w) === t.mutate)) : TARGETS;
+const unknown = (wanted ?? []).filter((spec) => !TARGETS.some((t) => t.mutate === fileOf(spec)));
 if (unknown.length) {
   console.error(`test:mutation: no target for ${unknown.join(", ")} in stryker.config.mjs TARGETS`);
   process.exit(2);
@@ -25,7 +27,13 @@ let failed = false;
 for (const target of targets) {
   const run = spawnSync(
     process.execPath,
-    ["node_modules/@stryker-mutator/core/bin/stryker.js", "run", "--mutate", target.mutate, ...args],
+    [
+      "node_modules/@stryker-mutator/core/bin/stryker.js",
+      "run",
+      "--mutate",
+      wanted?.find((w) => fileOf(w) === target.mutate) ?? target.mutate,
+      ...args,
+    ],
     {
       stdio: "inherit",
       env: { ...process.env, GANTRY_MUTATION_TARGET: target.mutate },

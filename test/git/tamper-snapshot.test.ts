@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import {
   chmodSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -14,7 +15,12 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { compareAndRestore, parseIndexFlags, snapshotGit } from "../../src/git/tamper-snapshot.js";
+import {
+  compareAndRestore,
+  type GitSnapshot,
+  parseIndexFlags,
+  snapshotGit,
+} from "../../src/git/tamper-snapshot.js";
 
 /** Every temporary folder the cases make, removed at the end. */
 const temps: string[] = [];
@@ -29,22 +35,31 @@ const temp = (prefix: string): string => {
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 
-function repo(): string {
-  const root = temp("gantry-tamper-");
+/** One repository made with git once (a.js and b.js committed on main); each case works on a copy of it. */
+const template = (() => {
+  const root = temp("gantry-tamper-template-");
   git(root, "init", "-q", "-b", "main");
+  writeFileSync(join(root, "a.js"), "1\n");
+  writeFileSync(join(root, "b.js"), "b\n");
+  git(root, "add", "-A");
+  git(root, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-q", "-m", "base");
   git(root, "config", "user.email", "t@example.com");
   git(root, "config", "user.name", "t");
-  writeFileSync(join(root, "a.js"), "1\n");
-  git(root, "add", "-A");
-  git(root, "commit", "-q", "-m", "base");
+  return root;
+})();
+
+function repo(): string {
+  const root = temp("gantry-tamper-");
+  cpSync(template, root, { recursive: true });
   return root;
 }
 
+/** A snapshot before and after `act`, compared as gantry does after a session. */
 async function changesAfter(root: string, act: () => void) {
   const dirs = { gitDir: join(root, ".git"), commonDir: join(root, ".git") };
   const before = await snapshotGit(root, dirs.gitDir, dirs.commonDir);
   act();
-  const after = await snapshotGit(root, dirs.gitDir, dirs.commonDir);
+  const after = await snapshotGit(root, dirs.gitDir, dirs.commonDir, before);
   return compareAndRestore(root, dirs, before, after);
 }
 
@@ -164,9 +179,6 @@ describe("tamper snapshot", { concurrency: true }, () => {
 
   it("clears an assume-unchanged flag, and reports a flag on an entry gone since as not cleared", async () => {
     const root = repo();
-    writeFileSync(join(root, "b.js"), "b\n");
-    git(root, "add", "b.js");
-    git(root, "commit", "-q", "-m", "b");
     const dirs = { gitDir: join(root, ".git"), commonDir: join(root, ".git") };
     const before = await snapshotGit(root, dirs.gitDir, dirs.commonDir);
     git(root, "update-index", "--assume-unchanged", "a.js");
@@ -297,22 +309,31 @@ describe("tamper snapshot", { concurrency: true }, () => {
     const hooks = join(root, ".git/hooks");
     rmSync(hooks, { recursive: true, force: true });
     mkdirSync(hooks);
-    for (let i = 0; i < 1999; i++) writeFileSync(join(hooks, `a${String(i).padStart(4, "0")}`), "");
-    // 1999 entries: all read; one more is 2000, still all read.
-    const atBound = await changesAfter(root, () => writeFileSync(join(hooks, "a9999"), ""));
+    // Symlinks are the cheapest entries to make and read: the bound counts names of any kind.
+    for (let i = 0; i < 1999; i++) symlinkSync("x", join(hooks, `a${String(i).padStart(4, "0")}`));
+    // 1999 entries: all read; one more is 2000, still all read. Each snapshot reads the folder whole, so
+    // the cases share them: the one after a change is the one before the next.
+    const dirs = { gitDir: join(root, ".git"), commonDir: join(root, ".git") };
+    const snap = (before?: GitSnapshot) => snapshotGit(root, dirs.gitDir, dirs.commonDir, before);
+    const under = await snap();
+    writeFileSync(join(hooks, "a9999"), "");
+    const atBound = await snap(under);
     assert.deepEqual(
-      atBound.map((c) => c.what),
+      (await compareAndRestore(root, dirs, under, atBound)).map((c) => c.what),
       [".git/hooks/a9999 added"],
     );
+    assert.ok(!existsSync(join(hooks, "a9999")));
     writeFileSync(join(hooks, "a9999"), "");
-    const past = await changesAfter(root, () => writeFileSync(join(hooks, "pre-commit"), "#!/bin/sh\n"));
+    writeFileSync(join(hooks, "pre-commit"), "#!/bin/sh\n");
+    const past = await snap(atBound);
     assert.deepEqual(
-      past.map((c) => [c.what, c.restored]),
+      (await compareAndRestore(root, dirs, atBound, past)).map((c) => [c.what, c.restored]),
       [[".git/hooks (over 2000 entries) added", false]],
     );
-    const grown = await changesAfter(root, () => writeFileSync(join(hooks, "post-commit"), "#!/bin/sh\n"));
+    writeFileSync(join(hooks, "post-commit"), "#!/bin/sh\n");
+    const grown = await snap(past);
     assert.deepEqual(
-      grown.map((c) => c.what),
+      (await compareAndRestore(root, dirs, past, grown)).map((c) => c.what),
       [".git/hooks (over 2000 entries) changed"],
     );
   });
