@@ -175,6 +175,45 @@ describe("the judged tree (real repositories)", { concurrency: true }, () => {
     assert.equal(second.tree, git(root, "rev-parse", "HEAD^{tree}"));
   });
 
+  it("a tree judged again is refused or judged as the first time: escapes are remembered per tree, not per HEAD", async () => {
+    const root = init(mkdtempSync(join(tmpdir(), "gantry-judge-")));
+    const repo = await openRepo(root);
+    opened.push(repo);
+    const refused = async () => {
+      await assert.rejects(repo.judge({ recheck: true }), (error: Error) => {
+        assert.ok(error instanceof JudgeRefusal, String(error));
+        assert.match(error.message, /src\/out\.js is a symlink to "\/etc\/hostname", outside the repository/);
+        return true;
+      });
+    };
+    write(root, "src/b.js", "b\n");
+    const clean = await repo.judge({ recheck: true });
+    symlinkSync("/etc/hostname", join(root, "src/out.js"));
+    await refused();
+    await refused(); // the same tree again: its escape is remembered, still a refusal
+    rmSync(join(root, "src/out.js"));
+    const again = await repo.judge({ recheck: true });
+    assert.equal(again.tree, clean.tree);
+    symlinkSync("/etc/hostname", join(root, "src/out.js"));
+    await refused();
+  });
+
+  it("whether the judged tree has HEAD's content is answered by the judge: .gantry/ aside, any change says no", async () => {
+    const root = init(mkdtempSync(join(tmpdir(), "gantry-judge-")));
+    const repo = await openRepo(root);
+    opened.push(repo);
+    write(root, ".gantry/run.json", "{}\n");
+    const unchanged = await repo.judge({ recheck: true });
+    assert.equal(unchanged.tree, git(root, "rev-parse", "HEAD^{tree}"));
+    assert.equal(await repo.sameContent(unchanged.sha, unchanged.tree), true);
+    write(root, "src/a.js", "export const a = 2;\n");
+    const changed = await repo.judge({ recheck: true });
+    assert.equal(await repo.sameContent(changed.sha, changed.tree), false);
+    // The same commit and tree asked of git itself (a name is never taken from the judge's answers).
+    assert.equal(await repo.sameContent("HEAD", changed.tree), false);
+    assert.equal(await repo.sameContent("HEAD", unchanged.tree), true);
+  });
+
   it("in a project in a subdirectory, judges the whole repository but that project's .gantry/", async () => {
     const top = init(mkdtempSync(join(tmpdir(), "gantry-judge-")));
     write(top, "packages/x/.gantry/config.json", "{}\n");
