@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { runGit } from "./exec.js";
 import { refsFromFiles } from "./ref-files.js";
@@ -217,19 +226,25 @@ function list(dir: string): string[] & { over: number } {
 
 type Entry = { kind: "file"; mode: number; data: Buffer } | { kind: "other"; description: string };
 
-function read(path: string): Entry | undefined {
+function read(path: string, depth = 0): Entry | undefined {
   try {
     const stat = lstatSync(path);
     if (stat.isFile()) return { kind: "file", mode: stat.mode & 0o7777, data: readFileSync(path) };
-    const what = stat.isDirectory()
-      ? `directory ${list(path).join(",")}`
-      : stat.isSymbolicLink()
-        ? "symlink"
-        : "special";
-    return { kind: "other", description: what };
+    if (stat.isSymbolicLink()) return { kind: "other", description: `symlink to ${readlinkSync(path)}` };
+    if (!stat.isDirectory()) return { kind: "other", description: "special" };
+    // A folder in hooks/ or info/ (a hook manager's pre-commit.d/) is one entry: its names and, one level
+    // deep, what each holds, so that a script edited inside it is a change too.
+    const names = list(path);
+    const inside = names.map((name) => (depth > 0 ? name : `${name}: ${summary(read(join(path, name), 1))}`));
+    return { kind: "other", description: `directory ${inside.join(", ")} (+${names.over})` };
   } catch {
     return undefined;
   }
+}
+
+function summary(entry: Entry | undefined): string {
+  if (entry === undefined) return "unreadable";
+  return entry.kind === "file" ? `${entry.mode.toString(8)} ${digest(entry.data)}` : entry.description;
 }
 
 function readHead(gitDir: string): string {

@@ -106,6 +106,70 @@ describe("tamper snapshot", { concurrency: true }, () => {
     assert.equal(readFileSync(outside, "utf8"), "outside\n");
   });
 
+  it("a hook symlink pointed elsewhere, and a script edited or added inside a hooks folder, are changes", async () => {
+    const root = repo();
+    const hooks = join(root, ".git/hooks");
+    symlinkSync("/bin/true", join(hooks, "pre-push"));
+    mkdirSync(join(hooks, "pre-commit.d/nested"), { recursive: true });
+    writeFileSync(join(hooks, "pre-commit.d/lint"), "#!/bin/sh\nexit 0\n");
+    const changes = await changesAfter(root, () => {
+      rmSync(join(hooks, "pre-push"));
+      symlinkSync("/bin/false", join(hooks, "pre-push"));
+      writeFileSync(join(hooks, "pre-commit.d/lint"), "#!/bin/sh\nexit 1\n");
+    });
+    assert.deepEqual(
+      changes.map((c) => [c.what, c.restored]),
+      [
+        [".git/hooks/pre-commit.d changed", false],
+        [".git/hooks/pre-push changed", false],
+      ],
+    );
+    const moreChanges = [
+      () => chmodSync(join(hooks, "pre-commit.d/lint"), 0o700),
+      () => writeFileSync(join(hooks, "pre-commit.d/nested/run"), ""),
+      () => symlinkSync("/bin/true", join(hooks, "pre-commit.d/link")),
+    ];
+    for (const act of moreChanges) {
+      assert.deepEqual(
+        (await changesAfter(root, act)).map((c) => c.what),
+        [".git/hooks/pre-commit.d changed"],
+      );
+    }
+  });
+
+  it("a hook rewritten to the same length is a change, and is put back", async () => {
+    const root = repo();
+    writeFileSync(join(root, ".git/hooks/pre-commit"), "#!/bin/sh\nexit 1\n");
+    const changes = await changesAfter(root, () =>
+      writeFileSync(join(root, ".git/hooks/pre-commit"), "#!/bin/sh\nexit 0\n"),
+    );
+    assert.deepEqual(
+      changes.map((c) => [c.what, c.restored]),
+      [[".git/hooks/pre-commit changed", true]],
+    );
+    assert.equal(readFileSync(join(root, ".git/hooks/pre-commit"), "utf8"), "#!/bin/sh\nexit 1\n");
+  });
+
+  it("changes are listed by path, whichever snapshot holds them", async () => {
+    const root = repo();
+    git(root, "branch", "zz");
+    const changes = await changesAfter(root, () => {
+      rmSync(join(root, ".git/info/exclude"));
+      writeFileSync(join(root, ".git/hooks/post-merge"), "#!/bin/sh\n");
+      git(root, "branch", "-q", "-D", "zz");
+      git(root, "branch", "aa");
+    });
+    assert.deepEqual(
+      changes.map((c) => c.what.replace(/ at .*| \(was .*/, "")),
+      [
+        ".git/hooks/post-merge added",
+        ".git/info/exclude removed",
+        "refs/heads/aa created",
+        "refs/heads/zz deleted",
+      ],
+    );
+  });
+
   it("moves a branch the session committed on back, keeps a ref it created, and clears index flags", async () => {
     const root = repo();
     const base = git(root, "rev-parse", "HEAD");
