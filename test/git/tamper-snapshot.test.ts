@@ -7,6 +7,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -135,6 +136,12 @@ describe("tamper snapshot", { concurrency: true }, () => {
         [".git/hooks/pre-commit.d changed"],
       );
     }
+    // The work a snapshot does is bounded: a folder two levels down is read by its names only.
+    writeFileSync(join(hooks, "pre-commit.d/nested/run"), "");
+    assert.deepEqual(
+      await changesAfter(root, () => writeFileSync(join(hooks, "pre-commit.d/nested/run"), "edited")),
+      [],
+    );
   });
 
   it("a hook rewritten to the same length is a change, and is put back", async () => {
@@ -399,6 +406,16 @@ describe("tamper snapshot", { concurrency: true }, () => {
     assert.deepEqual(
       (await compareAndRestore(root, dirs, past, grown)).map((c) => c.what),
       [".git/hooks (over 2000 entries) changed"],
+    );
+    // The same folder one level down (a hook manager's folder): one more entry past the bound is a change.
+    renameSync(hooks, join(root, ".git/full"));
+    mkdirSync(hooks);
+    renameSync(join(root, ".git/full"), join(hooks, "pre-commit.d"));
+    const nested = await snap(grown);
+    writeFileSync(join(hooks, "pre-commit.d/zz"), "");
+    assert.deepEqual(
+      (await compareAndRestore(root, dirs, nested, await snap(nested))).map((c) => c.what),
+      [".git/hooks/pre-commit.d changed"],
     );
   });
 
