@@ -107,7 +107,7 @@ const reportName = selected.length === 1 ? selected[0].mutate.split("/").pop().r
 export default {
   testRunner: "command",
   commandRunner: {
-    command: `node --import tsx --test-reporter=dot scripts/mutation-tests.mjs ${testFiles.join(" ")}`,
+    command: `node --import tsx --test-reporter=./scripts/mutation-reporter.mjs scripts/mutation-tests.mjs ${testFiles.join(" ")}`,
   },
   mutate: selected.map((t) => t.mutate),
   concurrency: 2,
@@ -120,8 +120,9 @@ export default {
   // TypeScript 7 has no JavaScript API for Stryker's tsconfig rewriting, and the sandbox needs none
   // (tsx runs the sources; nothing extends a tsconfig outside the project): point it at no file.
   tsconfigFile: "stryker-no-tsconfig.json",
-  tempDirName: ".stryker-tmp",
+  // One folder per target: runs of two targets at once do not clean up each other's sandboxes.
+  tempDirName: `.stryker-tmp/${reportName}`,
   cleanTempDir: "always",
-  ignorePatterns: ["dist", "reports", ".gantry", "bench"],
+  ignorePatterns: ["dist", "reports", ".gantry", "bench", ".stryker-tmp"],
   thresholds: { high: 90, low: 90, break: null },
 };
