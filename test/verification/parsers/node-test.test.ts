@@ -586,3 +586,140 @@ describe("node's output, read exactly", () => {
     assert.match(tried.find((t) => t.runner === "node-test")?.why ?? "", /^no node --test's `ℹ tests N`/);
   });
 });
+
+describe("node's spec and dot reporters: failure names and messages, read exactly", () => {
+  const names = (...lines: string[]) => spec(...lines).failures.map((f) => f.name);
+
+  test("summary lines are read whole: trailing blanks are fine, summary text inside another line is not one", () => {
+    const padded = parseNodeTest(["✔ a (1ms)  ", "ℹ tests 1  ", "ℹ pass 1 ", "ℹ fail 0 "].join("\n"));
+    assert.deepEqual([padded.status, padded.passed], ["PASS", 1]);
+    const printed = parseNodeTest(
+      ["✔ a (1ms)", "ℹ tests 1", "ℹ pass 1", "ℹ fail 0", "log: ℹ pass 9", "ℹ fail 3 said a test"].join("\n"),
+    );
+    assert.deepEqual([printed.status, printed.passed, printed.failed], ["PASS", 1, 0]);
+  });
+
+  test("the failing-tests section: a file goes to the next top-level failure line, whatever lies between", () => {
+    const parsed = spec(
+      "✖ a (1ms)",
+      "  e",
+      "✖ b (1ms)",
+      "  e",
+      "✖ parses test at c.js:3",
+      "  e",
+      "✖ d (1ms)",
+      "  e",
+      "✖ failing tests:",
+      "test at test/a.test.js:13:21",
+      "",
+      "✖ a (1ms)",
+      "  ✔ a line of the error that looks like a passing test",
+      "test at test/b.test.js:4:1",
+      "  ✖ b's subtest (1ms)",
+      "✖ b (1ms)",
+      "test at test/c.test.js:7:1",
+      "✖ parses test at c.js:3",
+      "test at test/d.test.js:8:1",
+      "test at elsewhere.js:9:9 and more",
+      "✖ d (1ms)",
+    );
+    assert.deepEqual(
+      parsed.failures.map((f) => [f.name, f.file]),
+      [
+        ["a", "test/a.test.js"],
+        ["b", "test/b.test.js"],
+        ["parses test at c.js:3", "test/c.test.js"],
+        ["d", "test/d.test.js"],
+      ],
+    );
+    const marked = spec(
+      "✖ renders ✔ marks (1ms)",
+      "  e",
+      "✖ failing tests:",
+      "test at t.js:1:1",
+      "✖ renders ✔ marks (1ms)",
+    );
+    assert.equal(marked.failures[0]?.file, "t.js");
+  });
+
+  test("a suite left open (no closing line) is replaced by the next suite at its level and closed by a line above it", () => {
+    assert.deepEqual(names("▶ A", "  ✔ t1 (1ms)", "▶ B", "  ✖ t2 (1ms)", "    e", "✖ x (1ms)", "  e"), [
+      "B > t2",
+      "x",
+    ]);
+    assert.deepEqual(names("▶ A", "  ▶ B", "    ✖ t (1ms)", "      e", "✖ A (1ms)"), ["A > B > t"]);
+    assert.deepEqual(names("▶ A", "  ✔ t1 (1ms)", "✔ y (1ms)"), []);
+  });
+
+  test("a suite's closing line closes it whatever its mark; a failing test named like a suite is still a failure", () => {
+    for (const mark of ["✔", "﹣", "⚠", "✖"]) {
+      assert.deepEqual(names("▶ S", "  ✔ t (1ms)", `${mark} S (1ms)`, "✖ S (1ms)", "  e"), ["S"], mark);
+    }
+    assert.deepEqual(names("▶ S", "  ✖ S (1ms)", "    e", "✖ S (1ms)"), ["S > S"]);
+  });
+
+  test("a failure's body may run to the end of the output, and keeps a blank line however little it is indented", () => {
+    const late = parseNodeTest(["ℹ tests 1", "ℹ pass 1", "ℹ fail 0", "✖ late (1ms)", "  e"].join("\n"));
+    assert.equal(late.status, "PASS");
+    const parsed = spec("▶ S", "  ✖ t (1ms)", "    first", " ", "    second", "✖ S (1ms)");
+    assert.equal(parsed.failures[0]?.message, "first\nsecond");
+  });
+
+  test("names lose node's duration and markers only at their end; a message stops at a stack line only", () => {
+    assert.deepEqual(
+      names(
+        "✖ waits (5ms) then fails (1ms)",
+        "  e",
+        "✖ slow (1.5s)",
+        "  e",
+        "✖  spaced (1ms)",
+        "  e",
+        "✖ marked # SKIP because",
+        "  e",
+      ),
+      ["waits (5ms) then fails", "slow", "spaced", "marked"],
+    );
+    assert.deepEqual(names("▶ A", "  ▶  B", "    ✖ t (1ms)", "      e"), ["A > B > t"]);
+    const message = spec("✖ t (1ms)", "  the value at index 2 differs", "  at Object.<anonymous> (a.js:1:1)");
+    assert.equal(message.failures[0]?.message, "the value at index 2 differs");
+  });
+
+  test("the dot reporter: failures only under its heading, and suites left out by their exact message", () => {
+    assert.deepEqual(parseNodeTest(["..X", "✖ not under the heading (1ms)", "  e"].join("\n")).failures, []);
+    const suites = parseNodeTest(
+      [
+        ".XXX",
+        "Failed tests:",
+        "✖ counted (1ms)",
+        "  '12 subtests failed'",
+        "✖ said (1ms)",
+        "  'expected 3 subtests failed'",
+        "✖ more (1ms)",
+        "  '2 subtests failed badly'",
+      ].join("\n"),
+    );
+    assert.deepEqual(
+      suites.failures.map((f) => f.name),
+      ["said", "more"],
+    );
+  });
+
+  test("a JUnit test named like its suite is named once", () => {
+    const parsed = parseNodeTest(
+      [
+        "<testsuites>",
+        '<testsuite name="same">',
+        '<testcase name="same" classname="test"><failure message="boom" type="testCodeFailure">boom</failure></testcase>',
+        "</testsuite>",
+        "<!-- tests 1 -->",
+        "<!-- pass 0 -->",
+        "<!-- fail 1 -->",
+        "</testsuites>",
+      ].join("\n"),
+    );
+    assert.deepEqual(
+      parsed.failures.map((f) => f.name),
+      ["same"],
+    );
+  });
+});
