@@ -144,6 +144,41 @@ describe("tamper snapshot", { concurrency: true }, () => {
     );
   });
 
+  it("a hook symlink or folder replaced by a plain file is reported and left as it is (gantry has no copy of it)", async () => {
+    const root = repo();
+    const hooks = join(root, ".git/hooks");
+    symlinkSync("/bin/true", join(hooks, "pre-push"));
+    mkdirSync(join(hooks, "post-merge"));
+    const changes = await changesAfter(root, () => {
+      rmSync(join(hooks, "pre-push"));
+      writeFileSync(join(hooks, "pre-push"), "#!/bin/sh\n");
+      rmSync(join(hooks, "post-merge"), { recursive: true });
+      writeFileSync(join(hooks, "post-merge"), "#!/bin/sh\n");
+    });
+    assert.deepEqual(
+      changes.map((c) => [c.what, c.restored]),
+      [
+        [".git/hooks/post-merge changed", false],
+        [".git/hooks/pre-push changed", false],
+      ],
+    );
+    assert.equal(readFileSync(join(hooks, "pre-push"), "utf8"), "#!/bin/sh\n");
+  });
+
+  it("clears a flag on a file whose name starts with a dash", async () => {
+    const root = repo();
+    writeFileSync(join(root, "-x.js"), "x\n");
+    git(root, "add", "--", "-x.js");
+    const changes = await changesAfter(root, () =>
+      git(root, "update-index", "--skip-worktree", "--", "-x.js"),
+    );
+    assert.deepEqual(
+      changes.map((c) => [c.what, c.restored]),
+      [["skip-worktree set on -x.js in the index", true]],
+    );
+    assert.equal(git(root, "ls-files", "-v", "--", "-x.js"), "H -x.js");
+  });
+
   it("a hook rewritten to the same length is a change, and is put back", async () => {
     const root = repo();
     writeFileSync(join(root, ".git/hooks/pre-commit"), "#!/bin/sh\nexit 1\n");
