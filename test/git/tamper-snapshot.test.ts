@@ -165,6 +165,20 @@ describe("tamper snapshot", { concurrency: true }, () => {
     assert.equal(readFileSync(join(hooks, "pre-push"), "utf8"), "#!/bin/sh\n");
   });
 
+  it("a special file (a fifo) in the hooks folder turned into a folder is a change", async () => {
+    const root = repo();
+    const path = join(root, ".git/hooks/pre-rebase");
+    execFileSync("mkfifo", [path]);
+    const changes = await changesAfter(root, () => {
+      rmSync(path);
+      mkdirSync(path);
+    });
+    assert.deepEqual(
+      changes.map((c) => [c.what, c.restored]),
+      [[".git/hooks/pre-rebase changed", false]],
+    );
+  });
+
   it("clears a flag on a file whose name starts with a dash", async () => {
     const root = repo();
     writeFileSync(join(root, "-x.js"), "x\n");
