@@ -165,18 +165,25 @@ describe("tamper snapshot", { concurrency: true }, () => {
     assert.equal(readFileSync(join(hooks, "pre-push"), "utf8"), "#!/bin/sh\n");
   });
 
-  it("a special file (a fifo) in the hooks folder turned into a folder is a change", async () => {
+  it("special files (fifos) in the hooks folder turned into a folder or a plain file are changes, left as they are", async () => {
     const root = repo();
-    const path = join(root, ".git/hooks/pre-rebase");
-    execFileSync("mkfifo", [path]);
+    const folder = join(root, ".git/hooks/pre-rebase");
+    const file = join(root, ".git/hooks/pre-receive");
+    execFileSync("mkfifo", [folder, file]);
     const changes = await changesAfter(root, () => {
-      rmSync(path);
-      mkdirSync(path);
+      rmSync(folder);
+      mkdirSync(folder);
+      rmSync(file);
+      writeFileSync(file, "#!/bin/sh\n");
     });
     assert.deepEqual(
       changes.map((c) => [c.what, c.restored]),
-      [[".git/hooks/pre-rebase changed", false]],
+      [
+        [".git/hooks/pre-rebase changed", false],
+        [".git/hooks/pre-receive changed", false],
+      ],
     );
+    assert.equal(readFileSync(file, "utf8"), "#!/bin/sh\n");
   });
 
   it("clears a flag on a file whose name starts with a dash", async () => {
