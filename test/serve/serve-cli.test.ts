@@ -57,6 +57,9 @@ describe("gantry serve and gantry devices", () => {
         "[]",
       );
       assert.equal((await call(Number(port), "GET", "/api/runs")).status, 401);
+      // It yields to a run on this machine: niceness 10 (field 19 of /proc/<pid>/stat), the CLI's default.
+      const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8");
+      assert.equal(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16], "10");
     } finally {
       child.kill("SIGINT");
     }
@@ -67,6 +70,7 @@ describe("gantry serve and gantry devices", () => {
   it("serve refuses a bad port and 0.0.0.0; devices refuses a bad key and scope, enrols 0600, revokes", async () => {
     const root = mkdtempSync(join(tmpdir(), "gantry-devices-cli-"));
     await assert.rejects(serveCommand({ dir: root, port: "99999" }), /--port.*expected a port 0-65535/);
+    await assert.rejects(serveCommand({ dir: root, nice: "20" }), /--nice.*expected a niceness 0-19/);
     await assert.rejects(
       serveCommand({ dir: root, host: "0.0.0.0" }),
       /--host.*the address or name clients will use/,
