@@ -65,6 +65,31 @@ describe("gantry run, end to end", { concurrency: 2 }, () => {
     assert.ok(events.some((e) => e.type === "story:complete"));
     assert.equal(agentCalls(root).length, 1);
     assert.ok(agentCalls(root).every((c) => c.promptFileMatches));
+    // The deferred regression's tree is the one verify ran the same full suite on: that pass is its answer.
+    const [verifyEntry, , , regression] = ledger;
+    assert.equal(regression?.tree, verifyEntry?.tree);
+    assert.match(
+      String((regression?.detail as { scope?: string }).scope),
+      /^full suite: passed on this tree in US-1's verify \(attempt 1\); not run again$/,
+    );
+  });
+
+  it("a scoped verify is not the full suite: the deferred regression runs the whole suite itself", async () => {
+    const config = baseConfig();
+    (config.quality as { commands: Record<string, string> }).commands.testScoped =
+      "node --test --test-reporter=spec {{files}}";
+    const root = makeProject({ stories: [story("US-1")], plan: { "US-1": [good("gamma")] }, config });
+    const result = await gantry(root, ["run", "--feature", "f"]);
+    assert.equal(result.code, 0, result.stderr + result.stdout);
+    const { ledger } = lastRun(root);
+    const verify = ledger.find((e) => e.gate === "verify");
+    const regression = ledger.find((e) => e.gate === "regression");
+    assert.equal(regression?.tree, verify?.tree, "the same tree");
+    assert.equal(regression?.verdict, "pass");
+    assert.doesNotMatch(String((regression?.detail as { scope?: string }).scope), /not run again/);
+    // The whole suite: the base test and the story's, where the scoped run had the story's alone.
+    assert.equal((verify?.detail as { passCount?: number }).passCount, 1);
+    assert.equal((regression?.detail as { passCount?: number }).passCount, 2);
   });
 
   it("rectify fixes a failing test: the ledger holds a fail for the first verify and a pass for the last", async () => {

@@ -29,10 +29,13 @@ export async function deferredRegression(run: RunContext, passed: PassedStory[])
   if (run.config.execution.regression.mode !== "deferred" || passed.length === 0) {
     return { name, ran: false, success: true, implicated: [] };
   }
+  const command = run.config.quality.commands.test;
+  if (command && (await passedAlready(run, command)))
+    return { name, ran: true, success: true, implicated: [] };
   const result = await runVerification(run, {
     storyId: RUN_SCOPE,
     strategy: "deferred-regression",
-    command: run.config.quality.commands.test,
+    command,
     attempt: 1,
   });
   if (result.success) return { name, ran: true, success: true, implicated: [] };
@@ -62,6 +65,48 @@ export async function deferredRegression(run: RunContext, passed: PassedStory[])
     reason: `full suite ${result.status} (${result.failCount} failed)${where}`,
     implicated,
   };
+}
+
+/**
+ * The full suite already passed on this exact tree in this run: a story's verify (or inline regression)
+ * ran the same command, unscoped, on the tree the run ends with (the last story's tree when nothing came
+ * after it). Its verdict, from the run's own book, is the regression's answer for that tree, recorded as
+ * such; the suite is not run a second time on the same bytes.
+ */
+async function passedAlready(run: RunContext, command: string): Promise<boolean> {
+  const judged = await run.git.judge();
+  const earlier = run.verdicts.entries.findLast(
+    (e) =>
+      (e.gate === "verify" || e.gate === "regression") &&
+      e.tree === judged.tree &&
+      e.verdict === "pass" &&
+      (e.detail as { command?: string }).command === command,
+  );
+  if (!earlier) return false;
+  const detail = earlier.detail as { runner?: string; passCount?: number; skipCount?: number };
+  const passCount = detail.passCount ?? 0;
+  const skipCount = detail.skipCount ?? 0;
+  run.bus.emit("verify:start", { storyId: RUN_SCOPE, strategy: "deferred-regression" });
+  run.bus.emit("verify:result", {
+    storyId: RUN_SCOPE,
+    strategy: "deferred-regression",
+    status: "PASS",
+    success: true,
+    runner: detail.runner ?? "unknown",
+    passCount,
+    failCount: 0,
+    skipCount,
+    totalCount: passCount + skipCount,
+    failures: [],
+    command,
+    exitCode: 0,
+    durationMs: 0,
+    rawOutputTail: "",
+    scope: `full suite: passed on this tree in ${earlier.storyId}'s ${earlier.gate} (attempt ${earlier.attempt}); not run again`,
+    judged,
+    attempt: 1,
+  });
+  return true;
 }
 
 function projectRelative(root: string, file: string): string {
