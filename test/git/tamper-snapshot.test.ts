@@ -522,4 +522,68 @@ describe("tamper snapshot", { concurrency: true }, () => {
       ["skip-worktree set on a.js in the index"],
     );
   });
+
+  it("an index rewritten in place (same inode, the .git folder's times untouched) is read again", async () => {
+    const root = repo();
+    const dirs = { gitDir: join(root, ".git"), commonDir: join(root, ".git") };
+    const index = join(root, ".git", "index");
+    const before = await snapshotGit(root, dirs.gitDir, dirs.commonDir);
+    // The bytes of the same index with skip-worktree set, made in a copy and written over the file in
+    // place, as a session that edits .git/index itself rather than through git would.
+    const copy = temp("gantry-index-copy-");
+    execFileSync("cp", ["-a", `${root}/.`, copy]);
+    git(copy, "update-index", "--skip-worktree", "a.js");
+    const flagged = readFileSync(join(copy, ".git", "index"));
+    const folder = statSync(dirs.gitDir);
+    writeFileSync(index, flagged);
+    assert.equal(statSync(dirs.gitDir).mtimeMs, folder.mtimeMs, "no entry of .git changed");
+    const after = await snapshotGit(root, dirs.gitDir, dirs.commonDir, before);
+    assert.deepEqual([...after.indexFlags], ["S a.js"]);
+  });
+
+  it("an index rewritten in place at the same size (assume-unchanged is a bit of an entry) is read again", async () => {
+    const root = repo();
+    const dirs = { gitDir: join(root, ".git"), commonDir: join(root, ".git") };
+    const index = join(root, ".git", "index");
+    // Written once by update-index, so that the copy's rewrite below keeps the same layout.
+    git(root, "update-index", "--no-assume-unchanged", "a.js");
+    const before = await snapshotGit(root, dirs.gitDir, dirs.commonDir);
+    const copy = temp("gantry-index-copy-");
+    execFileSync("cp", ["-a", `${root}/.`, copy]);
+    git(copy, "update-index", "--assume-unchanged", "a.js");
+    const flagged = readFileSync(join(copy, ".git", "index"));
+    assert.equal(flagged.length, statSync(index).size, "the same size: only the key's times tell");
+    writeFileSync(index, flagged);
+    const after = await snapshotGit(root, dirs.gitDir, dirs.commonDir, before);
+    assert.deepEqual([...after.indexFlags], ["h a.js"]);
+  });
+
+  it("a repository with no hooks or info folder is read, and a hooks folder made then is a change", async () => {
+    const root = repo();
+    rmSync(join(root, ".git", "hooks"), { recursive: true, force: true });
+    rmSync(join(root, ".git", "info"), { recursive: true, force: true });
+    const changes = await changesAfter(root, () => {
+      mkdirSync(join(root, ".git", "hooks"));
+      writeFileSync(join(root, ".git", "hooks", "pre-commit"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    });
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.what]),
+      [["git-file", ".git/hooks/pre-commit added"]],
+    );
+  });
+
+  it("in a linked worktree, the common config (not the worktree's own git folder) is what is watched", async () => {
+    const root = repo();
+    const linked = join(temp("gantry-linked-"), "wt");
+    git(root, "worktree", "add", "-q", "-b", "side", linked);
+    const dirs = { gitDir: join(root, ".git", "worktrees", "wt"), commonDir: join(root, ".git") };
+    const before = await snapshotGit(linked, dirs.gitDir, dirs.commonDir);
+    git(linked, "config", "core.hooksPath", "/tmp/elsewhere");
+    const after = await snapshotGit(linked, dirs.gitDir, dirs.commonDir, before);
+    const changes = await compareAndRestore(linked, dirs, before, after);
+    assert.deepEqual(
+      changes.map((c) => [c.kind, c.what]),
+      [["git-file", ".git/config changed"]],
+    );
+  });
 });
