@@ -69,7 +69,7 @@ describe("gantry run, end to end", { concurrency: 2 }, () => {
     const [verifyEntry, , , regression] = ledger;
     assert.equal(regression?.tree, verifyEntry?.tree);
     assert.match(
-      String((regression?.detail as { scope?: string }).scope),
+      String(((regression?.detail ?? {}) as { scope?: string }).scope),
       /^full suite: passed on this tree in US-1's verify \(attempt 1\); not run again$/,
     );
   });
@@ -86,10 +86,10 @@ describe("gantry run, end to end", { concurrency: 2 }, () => {
     const regression = ledger.find((e) => e.gate === "regression");
     assert.equal(regression?.tree, verify?.tree, "the same tree");
     assert.equal(regression?.verdict, "pass");
-    assert.doesNotMatch(String((regression?.detail as { scope?: string }).scope), /not run again/);
+    assert.doesNotMatch(String(((regression?.detail ?? {}) as { scope?: string }).scope), /not run again/);
     // The whole suite: the base test and the story's, where the scoped run had the story's alone.
-    assert.equal((verify?.detail as { passCount?: number }).passCount, 1);
-    assert.equal((regression?.detail as { passCount?: number }).passCount, 2);
+    assert.equal(((verify?.detail ?? {}) as { passCount?: number }).passCount, 1);
+    assert.equal(((regression?.detail ?? {}) as { passCount?: number }).passCount, 2);
   });
 
   it("rectify fixes a failing test: the ledger holds a fail for the first verify and a pass for the last", async () => {
