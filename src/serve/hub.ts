@@ -1,8 +1,10 @@
 import { statSync } from "node:fs";
 import type { ServerResponse } from "node:http";
 import { listRuns } from "../ledger/runs.js";
+import { queuedStories } from "./queued-stories.js";
 import { runDir } from "./run-files.js";
-import { queuedStories, type RunView, RunWatcher } from "./run-view.js";
+import { RunWatcher } from "./run-view.js";
+import type { RunView } from "./view-types.js";
 
 export interface RunListItem {
   runId: string;

@@ -7,64 +7,12 @@ import type { EventArgs } from "../reporters/types.js";
 import { type RunStateData, STATE_FILE } from "../runs/run-state.js";
 import { EventsTail, type LoggedEvent } from "./events-tail.js";
 import { logLine } from "./log-lines.js";
-import { DECISIONS_KEPT, type ReviewDecisionView, reviewDecisionView } from "./review-view.js";
+import { DECISIONS_KEPT, reviewDecisionView } from "./review-view.js";
 import { EVENTS_LOG, RUN_ENDS, runDir } from "./run-files.js";
+import type { GateView, PendingRequest, RunView, StoryView } from "./view-types.js";
 
 const LOG_TAIL = 40;
 const INTERACTION_DIR = "interaction";
-
-export interface GateView {
-  gate: string;
-  verdict: string;
-  tree: string;
-  attempt: number;
-}
-
-export interface StoryView {
-  id: string;
-  title: string;
-  status: string;
-  tier?: string;
-  attempts: number;
-  stage?: string;
-  costUsd: number;
-  costBasis: string[];
-  gates: GateView[];
-  reason?: string;
-  /** The review panel's decisions on this story, oldest first, each finding with its basis. */
-  reviews?: ReviewDecisionView[];
-}
-
-export interface PendingRequest {
-  id: string;
-  trigger: string;
-  storyId?: string;
-  summary: string;
-  options: string[];
-  fallback: string;
-  at?: string;
-  expiresAt?: string;
-  /** The run asks through a channel `gantry serve` can answer (serve or file): buttons, not just a notice. */
-  answerable: boolean;
-}
-
-export interface RunView {
-  runId: string;
-  feature?: string;
-  status: string;
-  live: boolean;
-  startedAt?: string;
-  endedAt?: string;
-  totalStories?: number;
-  costUsd: number;
-  costBasis: string[];
-  currentStory?: string;
-  stories: StoryView[];
-  /** Verdicts on the whole run (deferred regression, acceptance), not on one story. */
-  gates: GateView[];
-  pending: PendingRequest[];
-  log: string[];
-}
 
 /** A run's view for the page, folded from its events.jsonl as it grows; the same for a live and a finished run. */
 export class RunWatcher {
@@ -340,38 +288,3 @@ export class RunWatcher {
 }
 
 const round = (usd: number) => Math.round(usd * 10_000) / 10_000;
-
-type PrdStory = { id: string; title: string; status?: string; passes?: boolean };
-/** Each prd.json as last parsed, by path, with the identity of the file it came from. */
-const prdCache = new Map<string, { stamp: string; stories: PrdStory[] }>();
-
-/** The stories of a prd.json, parsed again only when the file changed (a view is made at every change of a run). */
-function prdStories(path: string): PrdStory[] {
-  const stat = statSync(path, { throwIfNoEntry: false });
-  if (!stat) return [];
-  const stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-  const cached = prdCache.get(path);
-  if (cached?.stamp === stamp) return cached.stories;
-  const stories = JSON.parse(readFileSync(path, "utf8")).userStories as PrdStory[];
-  prdCache.set(path, { stamp, stories });
-  return stories;
-}
-
-/** The feature's stories the run has not reached yet, from its prd.json (tolerant: a torn file lists none). */
-export function queuedStories(root: string, feature: string, seen: Set<string>): StoryView[] {
-  try {
-    return prdStories(join(root, ".gantry", "features", feature, "prd.json"))
-      .filter((s) => typeof s.id === "string" && !seen.has(s.id))
-      .map((s) => ({
-        id: s.id,
-        title: String(s.title ?? s.id),
-        status: s.status ?? (s.passes ? "passed" : "pending"),
-        attempts: 0,
-        costUsd: 0,
-        costBasis: [],
-        gates: [],
-      }));
-  } catch {
-    return [];
-  }
-}

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { RunListItem } from "../../src/serve/hub.js";
-import type { RunView } from "../../src/serve/run-view.js";
 import { startServer } from "../../src/serve/server.js";
+import type { RunView } from "../../src/serve/view-types.js";
 import { gantry, lastRun, makeProject, passingTest, prdStories, story } from "../e2e/harness.js";
 import { call } from "./http.js";
 

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { describe, it } from "node:test";
 import type { FindingView, ReviewDecisionView } from "../../src/serve/review-view.js";
-import type { RunView } from "../../src/serve/run-view.js";
 import { startServer } from "../../src/serve/server.js";
+import type { RunView } from "../../src/serve/view-types.js";
 import {
   baseConfig,
   gantry,

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { describe, it } from "node:test";
 import { startDeviceRoutes } from "../../src/serve/devices/routes.js";
 import type { RunListItem } from "../../src/serve/hub.js";
-import type { RunView } from "../../src/serve/run-view.js";
 import { startServer } from "../../src/serve/server.js";
+import type { RunView } from "../../src/serve/view-types.js";
 import {
   baseConfig,
   gantry,

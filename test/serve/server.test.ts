@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { RunView, StoryView } from "../../src/serve/run-view.js";
 import { type ServeHandle, startServer } from "../../src/serve/server.js";
+import type { RunView, StoryView } from "../../src/serve/view-types.js";
 import { fakeRun, RUN_ID } from "./fake-run.js";
 import { call } from "./http.js";
 

@@ -1,8 +1,8 @@
 import { answerRequest } from "../actions.js";
 import { BodyError, readBody } from "../guards.js";
 import { RUN_ID_PATTERN } from "../run-files.js";
-import type { RunView } from "../run-view.js";
 import { type RouteContext, sendJson, sendOutcome, validBody } from "../server.js";
+import type { RunView } from "../view-types.js";
 import { type AuditRecord, createAuditLog } from "./audit.js";
 import {
   DEVICE_HEADERS,

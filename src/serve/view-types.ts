@@ -1,0 +1,55 @@
+/** What the page and the device routes are given of a run: one view, the same for a live and a finished run. */
+import type { ReviewDecisionView } from "./review-view.js";
+
+export interface GateView {
+  gate: string;
+  verdict: string;
+  tree: string;
+  attempt: number;
+}
+
+export interface StoryView {
+  id: string;
+  title: string;
+  status: string;
+  tier?: string;
+  attempts: number;
+  stage?: string;
+  costUsd: number;
+  costBasis: string[];
+  gates: GateView[];
+  reason?: string;
+  /** The review panel's decisions on this story, oldest first, each finding with its basis. */
+  reviews?: ReviewDecisionView[];
+}
+
+export interface PendingRequest {
+  id: string;
+  trigger: string;
+  storyId?: string;
+  summary: string;
+  options: string[];
+  fallback: string;
+  at?: string;
+  expiresAt?: string;
+  /** The run asks through a channel `gantry serve` can answer (serve or file): buttons, not just a notice. */
+  answerable: boolean;
+}
+
+export interface RunView {
+  runId: string;
+  feature?: string;
+  status: string;
+  live: boolean;
+  startedAt?: string;
+  endedAt?: string;
+  totalStories?: number;
+  costUsd: number;
+  costBasis: string[];
+  currentStory?: string;
+  stories: StoryView[];
+  /** Verdicts on the whole run (deferred regression, acceptance), not on one story. */
+  gates: GateView[];
+  pending: PendingRequest[];
+  log: string[];
+}
