@@ -296,6 +296,11 @@ export function createSpawnHelperPool(
     run(request) {
       return new Promise((resolve, reject) => {
         if (closed) return reject(new HelperLost("the spawn helper pool is closed"));
+        // Refused here, at once: a word that is not text would fail in the middle of a helper's request,
+        // leaving it busy until the reply's deadline.
+        const bad = [request.cwd, ...request.argv].findIndex((word) => typeof word !== "string");
+        if (bad >= 0 || request.argv.length === 0)
+          return reject(new TypeError(`spawn helper: a request's words must be text (word ${bad} is not)`));
         waiting.push({ request, resolve, reject });
         dispatch();
       });

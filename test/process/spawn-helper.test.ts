@@ -55,6 +55,19 @@ for (const [name, shell] of SHELLS) {
       for (const p of pools) p.close();
     });
 
+    it("refuses a request whose words are not all text at once, and goes on serving", async () => {
+      const p = pool();
+      const started = Date.now();
+      await assert.rejects(
+        p.run({ argv: ["echo", undefined as unknown as string], cwd: "/", timeoutMs: 60_000 }),
+        /a request's words must be text \(word 2 is not\)/,
+      );
+      await assert.rejects(p.run({ argv: [], cwd: "/", timeoutMs: 60_000 }), /must be text/);
+      assert.ok(Date.now() - started < 5_000, "not at the reply's deadline");
+      const next = await p.run({ argv: ["echo", "ok"], cwd: "/", timeoutMs: 10_000 });
+      assert.equal(next.stdout, "ok\n");
+    });
+
     it("passes every argument, environment addition and working directory exactly, output and exit code apart", async () => {
       const p = pool();
       const r = await p.run({
