@@ -22,7 +22,8 @@ import {
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { makeFeatureProject } from "./feature-project.js";
-import { benchEnvironment, expectOk, REPO, timeCommand } from "./harness.js";
+import { benchEnvironment, expectOk, timeCommand } from "./harness.js";
+import { spawnLoadClients } from "./serve.bench.js";
 
 const REPLAY_MS = 8000;
 const [clients = "50", requests = "1000", ...builds] = process.argv.slice(2);
@@ -88,26 +89,13 @@ async function replay(cli: string, template: string, events: string[]) {
   });
   try {
     const [, url, token] = await lineFrom(server, /(http:\/\/\S+\/)#token=(\S+)/);
-    const clientsProcess = spawn(
-      "chrt",
-      [
-        "--idle",
-        "0",
-        "nice",
-        "-n",
-        "19",
-        process.execPath,
-        "--import",
-        "tsx",
-        join(REPO, "bench", "serve-load.ts"),
-        url as string,
-        token as string,
-        String(REPLAY_MS * 0.8),
-        clients,
-        requests,
-      ],
-      { cwd: REPO, env: benchEnvironment(), stdio: ["pipe", "pipe", "inherit"] },
-    );
+    const clientsProcess = spawnLoadClients(true, [
+      url as string,
+      token as string,
+      String(REPLAY_MS * 0.8),
+      clients,
+      requests,
+    ]);
     let said = "";
     clientsProcess.stdout?.setEncoding("utf8");
     clientsProcess.stdout?.on("data", (chunk: string) => {

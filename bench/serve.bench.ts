@@ -69,25 +69,35 @@ interface Load {
 }
 const FULL: Load = { clients: CLIENTS, requests: 1000 };
 
-async function startLoad(url: string, token: string, spanMs: number, load: Load) {
-  const child = spawn(
-    IDLE_CLIENTS ? "chrt" : "nice",
+/**
+ * The clients (bench/serve-load.ts) in a process of their own at nice 19, under SCHED_IDLE too when `idle`:
+ * in real use they sit on other machines. `args`: url, token, span in ms, clients, requests.
+ */
+export function spawnLoadClients(idle: boolean, args: string[]): ChildProcess {
+  return spawn(
+    idle ? "chrt" : "nice",
     [
-      ...(IDLE_CLIENTS ? ["--idle", "0", "nice"] : []),
+      ...(idle ? ["--idle", "0", "nice"] : []),
       "-n",
       "19",
       process.execPath,
       "--import",
       "tsx",
       join(REPO, "bench", "serve-load.ts"),
-      url,
-      token,
-      String(spanMs),
-      String(load.clients),
-      String(load.requests),
+      ...args,
     ],
     { cwd: REPO, env: benchEnvironment(), stdio: ["pipe", "pipe", "inherit"] },
   );
+}
+
+async function startLoad(url: string, token: string, spanMs: number, load: Load) {
+  const child = spawnLoadClients(IDLE_CLIENTS, [
+    url,
+    token,
+    String(spanMs),
+    String(load.clients),
+    String(load.requests),
+  ]);
   let out = "";
   child.stdout?.setEncoding("utf8");
   child.stdout?.on("data", (chunk: string) => {

@@ -1,10 +1,10 @@
-import { basename } from "node:path";
 import { filesNamed } from "../agents/prompt.js";
 import type { Judged } from "../model/ledger.js";
 import type { ReadinessGap, ReadinessRecord } from "../model/readiness.js";
 import { gapSet, openBlockers, scoreReadiness } from "../prd/readiness.js";
 import type { Story } from "../prd/story.js";
 import type { RunContext } from "./context.js";
+import { namedInTree } from "./readiness.js";
 
 /**
  * Readiness judged by a run that did not start the stories: `gantry merge-shards`, where the shard runner's
@@ -32,7 +32,7 @@ export function rescoreReadiness(
       story,
       knownIds,
       filesNamed: filesNamed(story),
-      exists: (path) => inTree(files, path),
+      exists: (path) => namedInTree(files, path),
       limits: run.config.readiness,
       findings: record.findings ?? [],
     }).map((gap) => ({ ...gap, detail: `${story.id}: ${gap.detail}` }));
@@ -48,11 +48,4 @@ export function rescoreReadiness(
     judged,
     attempt: 1,
   });
-}
-
-/** A named path is in the tree when the tree holds it, or a bare file name anywhere in it. */
-function inTree(files: ReadonlySet<string>, path: string): boolean {
-  const clean = path.replace(/^\.\//, "");
-  if (files.has(clean)) return true;
-  return !clean.includes("/") && [...files].some((file) => basename(file) === clean);
 }

@@ -129,7 +129,12 @@ function sameSet(a: readonly string[] | undefined, b: readonly string[]): boolea
 /** A named path is in the tree when git tracks it, a bare file name is tracked anywhere, or it is on disk. */
 export function existsIn(tracked: ReadonlySet<string>, root: string, path: string): boolean {
   const clean = path.replace(/^\.\//, "");
-  if (tracked.has(clean)) return true;
-  if (!clean.includes("/") && [...tracked].some((file) => basename(file) === clean)) return true;
-  return !clean.startsWith("../") && existsSync(join(root, clean));
+  return namedInTree(tracked, clean) || (!clean.startsWith("../") && existsSync(join(root, clean)));
+}
+
+/** A named path is among `files` (a tree's paths), or a bare file name is anywhere in them. */
+export function namedInTree(files: ReadonlySet<string>, path: string): boolean {
+  const clean = path.replace(/^\.\//, "");
+  if (files.has(clean)) return true;
+  return !clean.includes("/") && [...files].some((file) => basename(file) === clean);
 }
