@@ -71,7 +71,7 @@ export const TARGETS = [
   },
   {
     mutate: "src/git/judge.ts",
-    tests: ["test/git/judge.test.ts"],
+    tests: ["test/git/judge.test.ts", "test/git/judge-cost.test.ts"],
   },
   {
     mutate: "src/verification/strategies/test-integrity/markers.ts",
@@ -82,6 +82,16 @@ export const TARGETS = [
     mutate: "src/verification/strategies/test-integrity.ts",
     tests: ["test/verification/test-integrity-rules.test.ts"],
   },
+  // The parts test-integrity.ts is made of: the same rules' tests, and the test-configuration files' own.
+  ...["allowance", "config-text", "gantry-commands", "test-config-files", "test-counts", "tree-diff"].map(
+    (part) => ({
+      mutate: `src/verification/strategies/test-integrity/${part}.ts`,
+      tests: [
+        "test/verification/test-integrity-rules.test.ts",
+        "test/verification/test-integrity/test-config-files.test.ts",
+      ],
+    }),
+  ),
 ];
 
 /** The target scripts/mutation.mjs runs, else `--mutate a.ts,b.ts` given to Stryker directly. */
@@ -123,6 +133,6 @@ export default {
   // One folder per target: runs of two targets at once do not clean up each other's sandboxes.
   tempDirName: `.stryker-tmp/${reportName}`,
   cleanTempDir: "always",
-  ignorePatterns: ["dist", "reports", ".gantry", "bench", ".stryker-tmp"],
+  ignorePatterns: ["dist", "reports", ".gantry", "bench", ".stryker-tmp", ".test-build"],
   thresholds: { high: 90, low: 90, break: null },
 };

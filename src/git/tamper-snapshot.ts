@@ -178,9 +178,7 @@ export function fileKey(path: string): string {
 }
 
 async function refs(cwd: string): Promise<Map<string, string>> {
-  const out = await runGit(cwd, ["for-each-ref", "--format=%(objectname) %(refname)"], {
-    GIT_OPTIONAL_LOCKS: "0",
-  });
+  const out = await runGit(cwd, ["for-each-ref", "--format=%(objectname) %(refname)"]);
   const map = new Map<string, string>();
   for (const line of out.split("\n")) {
     const space = line.indexOf(" ");
@@ -190,9 +188,7 @@ async function refs(cwd: string): Promise<Map<string, string>> {
 }
 
 async function indexFlags(cwd: string): Promise<Set<string>> {
-  return parseIndexFlags(
-    await runGit(cwd, ["ls-files", "-v", "-z", "--", ":(top)"], { GIT_OPTIONAL_LOCKS: "0" }),
-  );
+  return parseIndexFlags(await runGit(cwd, ["ls-files", "-v", "-z", "--", ":(top)"]));
 }
 
 /** The flags in `git ls-files -v -z` output. */
@@ -203,7 +199,7 @@ export function parseIndexFlags(out: string): Set<string> {
     if (!tag) continue;
     // A lowercase tag is an assume-unchanged entry; `s` is one that is skip-worktree too.
     if (tag === "S" || tag === "s") flags.add(`S ${entry.slice(2)}`);
-    if (tag >= "a" && tag <= "z") flags.add(`h ${entry.slice(2)}`);
+    if (/[a-z]/.test(tag)) flags.add(`h ${entry.slice(2)}`);
   }
   return flags;
 }
