@@ -4,6 +4,7 @@ import type { DecidedFinding, ReviewCheck } from "../model/review.js";
 import { type TestFailure, UNREADABLE_MEANING, type VerifyStatus } from "../model/verify.js";
 import type { Story } from "../prd/story.js";
 import { markerContract } from "./completion-marker.js";
+import { fenced, fit, headOf, listOf, listText, type Section } from "./prompt-fit.js";
 
 /** A story this one depends on, as the prompt names it. */
 export interface DependencySummary {
@@ -38,20 +39,6 @@ export const DEFAULT_MAX_PROMPT_CHARS = 60_000;
 const RAW_TAIL = 8_000;
 /** One failure's message, at most. */
 const FAILURE_MESSAGE = 2_000;
-/** A section cut to less than this is dropped instead. */
-const MIN_SECTION = 160;
-
-/**
- * Parts of the prompt in order. `cut` marks what may shrink to fit `maxChars`, lowest first: the raw output
- * tail (1), a check's raw output (2), the files named (3), the dependencies (4), the description (5), the
- * review findings (6), the test failures (7). The title, the acceptance criteria and the instructions
- * never shrink, even when they alone are over the limit.
- */
-interface Section {
-  text: string;
-  cut?: number;
-  shrink?: (budget: number) => string;
-}
 
 /**
  * The one place a story and a role become the text an agent is given: the story (title, description,
@@ -193,59 +180,6 @@ function instructions(role: AgentRole): string {
   if (role === "rectify")
     return `Make the failing tests above pass, keeping the acceptance criteria met.\n${common}\n`;
   return `Fix the findings above; do not change what the code does.\n${common}\n`;
-}
-
-/** Shrinks the cuttable sections, lowest `cut` first, until the prompt fits; never the others. */
-function fit(sections: Section[], max: number): string {
-  const join = () => sections.map((s) => s.text).join("\n");
-  let text = join();
-  const cuttable = sections.filter((s) => s.shrink).sort((a, b) => (a.cut ?? 0) - (b.cut ?? 0));
-  for (const section of cuttable) {
-    if (text.length <= max) break;
-    const budget = section.text.length - (text.length - max);
-    section.text = budget >= MIN_SECTION && section.shrink ? section.shrink(budget) : "";
-    const kept = sections.filter((s) => s.text !== "");
-    sections.length = 0;
-    sections.push(...kept);
-    text = join();
-  }
-  return text;
-}
-
-function listText(heading: string, lines: string[]): string {
-  return `${heading}${lines.join("\n")}\n`;
-}
-
-/** The first items that fit, then how many were left out. */
-function listOf(heading: string, lines: string[]): (budget: number) => string {
-  return (budget) => {
-    const kept: string[] = [];
-    let size = heading.length + 40;
-    for (const line of lines) {
-      if (size + line.length + 1 > budget) break;
-      kept.push(line);
-      size += line.length + 1;
-    }
-    const left = lines.length - kept.length;
-    return `${heading}${[...kept, `- … ${left} more left out to fit the prompt size limit`].join("\n")}\n`;
-  };
-}
-
-function headOf(heading: string, body: string): (budget: number) => string {
-  const note = "\n[… cut to fit the prompt size limit]\n";
-  return (budget) => `${heading}${body.slice(0, Math.max(0, budget - heading.length - note.length))}${note}`;
-}
-
-/** A fenced block of output, cut from the front (the end of a log says most). */
-function fenced(heading: string, body: string, cut: number): Section {
-  const fence = body.includes("```") ? "````" : "```";
-  const wrap = (text: string) => `${heading}\n\n${fence}\n${text}\n${fence}\n`;
-  const note = "[… earlier output cut]\n";
-  return {
-    text: wrap(body),
-    cut,
-    shrink: (budget) => wrap(`${note}${body.slice(-Math.max(0, budget - wrap("").length - note.length))}`),
-  };
 }
 
 function dependencyLines(story: Story, given: DependencySummary[] | undefined): string[] {
