@@ -82,16 +82,23 @@ export const TARGETS = [
     mutate: "src/verification/strategies/test-integrity.ts",
     tests: ["test/verification/test-integrity-rules.test.ts"],
   },
-  // The parts test-integrity.ts is made of: the same rules' tests, and the test-configuration files' own.
-  ...["allowance", "config-text", "gantry-commands", "test-config-files", "test-counts", "tree-diff"].map(
-    (part) => ({
-      mutate: `src/verification/strategies/test-integrity/${part}.ts`,
-      tests: [
-        "test/verification/test-integrity-rules.test.ts",
-        "test/verification/test-integrity/test-config-files.test.ts",
-      ],
-    }),
-  ),
+  // The parts test-integrity.ts is made of, each with the tests that reach it most directly.
+  {
+    mutate: "src/verification/strategies/test-integrity/allowance.ts",
+    tests: ["test/verification/test-integrity/allowance.test.ts"],
+  },
+  {
+    mutate: "src/verification/strategies/test-integrity/config-text.ts",
+    tests: ["test/verification/test-integrity/config-text.test.ts"],
+  },
+  ...["gantry-commands", "test-config-files", "tree-diff"].map((part) => ({
+    mutate: `src/verification/strategies/test-integrity/${part}.ts`,
+    tests: ["test/verification/test-integrity/test-config-files.test.ts"],
+  })),
+  {
+    mutate: "src/verification/strategies/test-integrity/test-counts.ts",
+    tests: ["test/verification/test-integrity/test-counts.test.ts"],
+  },
 ];
 
 /** The target scripts/mutation.mjs runs, else `--mutate a.ts,b.ts` given to Stryker directly. */

@@ -89,7 +89,7 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
     JUDGE_STEPS,
   );
   const newline = out.indexOf("\n");
-  const tree = out.slice(0, newline).trim();
+  const tree = out.slice(0, newline);
   const diff = out.slice(newline + 1);
   scope.index.head = head;
   // No entry differs from HEAD (.gantry/ aside): what "changed nothing" asks, answered already.

@@ -59,10 +59,16 @@ describe("the judge's git programs and its memory of judged trees", () => {
 
   it("an ordinary change: the judge script's programs and nothing else; a symlink's target is read once per tree", async () => {
     const { root, scope, head, commands } = await fixture();
-    write(root, "src/b.js", "export const b = 1;\n");
-    await judgeTree(scope, head);
+    const unchanged = await judgeTree(scope, head);
     assert.deepEqual(commands(), ["read-tree", "rm", "add", "write-tree", "diff-tree"]);
-    await judgeTree(scope, head);
+    assert.deepEqual(
+      scope.sameAsHead,
+      { head, tree: unchanged, same: true },
+      "HEAD's content: said by the judge",
+    );
+    write(root, "src/b.js", "export const b = 1;\n");
+    const changed = await judgeTree(scope, head);
+    assert.deepEqual(scope.sameAsHead, { head, tree: changed, same: false });
     assert.deepEqual(commands(), ["add", "write-tree", "diff-tree"], "the index is already on HEAD");
 
     symlinkSync("a.js", join(root, "src/link.js"));
