@@ -70,6 +70,14 @@ describe("config text helpers of the test-config checks", () => {
     assert.deepEqual(none, { text: "", lines: [], start: 0 });
     assert.equal("header" in none, false);
     assert.deepEqual(sectionOf("x = [1, 2]\n[a] y", () => true).lines, [], "not a header line");
+    assert.deepEqual(
+      sectionOf("x[a]\ny = 1", () => true).lines,
+      [],
+      "a name before the bracket: not a header",
+    );
+    const indented = sectionOf("  [tool.pytest]  \na = 1", (name) => name === "tool.pytest");
+    assert.equal(indented.header, "[tool.pytest]");
+    assert.deepEqual(indented.lines, ["  [tool.pytest]", "a = 1"]);
   });
 
   it("testBlock: the test object by brace matching, braces in strings and escapes skipped", () => {
@@ -95,7 +103,16 @@ describe("config text helpers of the test-config checks", () => {
       { text: "" },
       "a word ending in test is not the key",
     );
-    assert.deepEqual(testBlock("x\ntest : { a: 1"), { text: "test : { a: 1", line: 2 }, "unclosed: the rest");
+    assert.deepEqual(
+      testBlock("xy\ntest : { a: 1\nb: 2"),
+      { text: "test : { a: 1\nb: 2", line: 2 },
+      "unclosed: the rest",
+    );
+    assert.deepEqual(
+      testBlock("defineConfig({ test:{ a: 1 } })"),
+      { text: "test:{ a: 1 }", line: 1 },
+      "no spaces, inside another object",
+    );
   });
 
   it("firstDifference: the first line that differs beyond trailing spaces, a removed line, or whitespace only", () => {
@@ -103,6 +120,18 @@ describe("config text helpers of the test-config checks", () => {
     assert.deepEqual(firstDifference(["a", "b"], ["a"]), { index: 1, line: 2, text: "(removed: b)" });
     assert.deepEqual(firstDifference(["a"], ["a", "  new  "]), { index: 1, line: 2, text: "new" });
     assert.deepEqual(firstDifference(["a  ", "b"], ["a", "b"]), { index: 0, line: 1, text: "(whitespace)" });
+    assert.deepEqual(firstDifference(["a"], ["a  "]), { index: 0, line: 1, text: "(whitespace)" });
+    assert.deepEqual(
+      firstDifference(["a"], ["a", ""]),
+      { index: 0, line: 1, text: "(whitespace)" },
+      "an empty line added",
+    );
+    assert.deepEqual(
+      firstDifference(["a", ""], ["a"]),
+      { index: 0, line: 1, text: "(whitespace)" },
+      "an empty line removed",
+    );
+    assert.deepEqual(firstDifference(["a", "  b  "], ["a"]), { index: 1, line: 2, text: "(removed: b)" });
     assert.equal(firstDifference(["a"], [`${"x".repeat(200)}`]).text.length, 160);
   });
 

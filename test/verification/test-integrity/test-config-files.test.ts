@@ -170,4 +170,26 @@ describe("test configuration changes (real repositories)", () => {
       /no longer valid JSON/,
     );
   });
+
+  it("quality.commands: every changed key in order with its line under commands; no config, or one unreadable all along, is no change", async () => {
+    const text = (commands: Record<string, string>) =>
+      `${JSON.stringify({ verify: { lint: "x" }, quality: { commands } }, null, 2)}\n`;
+    const { root, base } = repo({ ".gantry/config.json": text({ test: "node --test", lint: "biome" }) });
+    write(root, ".gantry/config.json", text({ test: "true", lint: "true" }));
+    assert.deepEqual(
+      await qualityCommandsChange({ root, base, loaded: { test: "node --test", lint: "biome" } }),
+      {
+        file: ".gantry/config.json",
+        line: 8,
+        evidence: 'quality.commands.lint: "biome" → "true"; quality.commands.test: "node --test" → "true"',
+      },
+    );
+    const none = repo({ "src/a.js": "a\n" });
+    assert.equal(await qualityCommandsChange({ root: none.root, base: none.base, loaded: {} }), undefined);
+    const broken = repo({ ".gantry/config.json": "{ broken" });
+    assert.equal(
+      await qualityCommandsChange({ root: broken.root, base: broken.base, loaded: {} }),
+      undefined,
+    );
+  });
 });

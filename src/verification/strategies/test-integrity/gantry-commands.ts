@@ -38,7 +38,7 @@ export async function qualityCommandsChange(input: {
     if (same(now, input.loaded ?? {}) || same(now, await baseCommands())) continue;
     if (now === INVALID)
       return { file, evidence: `${file}${where} is no longer valid JSON: quality.commands cannot be read` };
-    const was = base === INVALID ? {} : stringRecord(base);
+    const was = stringRecord(base);
     const is = stringRecord(now);
     const keys = [...new Set([...Object.keys(was), ...Object.keys(is)])]
       .sort()
