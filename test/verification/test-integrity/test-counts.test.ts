@@ -28,6 +28,7 @@ describe("test-integrity: counting a changed test file's tests at base and now",
   write(root, "test/none.test.js", "// no test yet\n");
   write(root, "test/hangs-now.test.js", cases("one"));
   write(root, "test/hangs.test.js", HANG);
+  write(root, "test/failing.test.js", `${cases("one")}test("two", () => { throw new Error("no"); });\n`);
   git(root, "init", "-q", "-b", "main");
   git(root, "add", "-A");
   git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base");
@@ -97,6 +98,32 @@ describe("test-integrity: counting a changed test file's tests at base and now",
       assert.equal(count.file, files[i]);
       assert.match(count.note ?? "", /^not compared: no worktree of the base commit \(.+\)$/);
     }
+  });
+
+  it("a failing test is an executed one; a runner that cannot start, or output nobody can read, executed none", async () => {
+    assert.deepEqual(await countTests(input(["test/failing.test.js"])), [
+      { file: "test/failing.test.js", base: 2, now: 2 },
+    ]);
+    assert.deepEqual(
+      await countTests(input(["test/same.test.js"], { template: "gantry-no-such-runner {{files}}" })),
+      [
+        {
+          file: "test/same.test.js",
+          base: 0,
+          note: "not compared: it executed no test at base (BUILD_ERROR)",
+        },
+      ],
+    );
+    assert.deepEqual(await countTests(input(["test/same.test.js"], { template: "echo hello {{files}}" })), [
+      { file: "test/same.test.js", base: 0, note: "not compared: it executed no test at base (UNPARSED)" },
+    ]);
+  });
+
+  it("Ctrl-C during a run: that file is not compared, and says it was interrupted", async () => {
+    const controller = new AbortController();
+    const counting = countTests(input(["test/hangs.test.js"], { signal: controller.signal }));
+    setTimeout(() => controller.abort(), 1000);
+    assert.deepEqual(await counting, [{ file: "test/hangs.test.js", note: "not compared: interrupted" }]);
   });
 
   it("leaves no worktree behind", () => {
