@@ -46,8 +46,13 @@ const COMMON = {
 };
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendJsonText(res, status, JSON.stringify(body));
+}
+
+/** JSON already serialized (a cached view), sent as sendJson sends it. */
+export function sendJsonText(res: ServerResponse, status: number, json: string): void {
   if (res.headersSent) return void res.end();
-  send(res, status, "application/json; charset=utf-8", JSON.stringify(body));
+  send(res, status, "application/json; charset=utf-8", json);
 }
 
 /** A whole answer with its length said up front (no chunked framing), in one write. */
