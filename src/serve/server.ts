@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { answerRequest, type Outcome, sendControl } from "./actions.js";
 import { type BodySchema, type BodyValidators, loadBodyValidators } from "./body-schemas.js";
-import { BodyError, checkOrigin, hasToken, ownHosts, parseJson, readBody, tokenDigest } from "./guards.js";
+import { BodyError, checkOrigin, hasToken, ownHosts, parseJson, readBody, tokenBytes } from "./guards.js";
 import { RunHub } from "./hub.js";
 import { PAGE_CSP, PAGE_HTML } from "./page.js";
 import { RUN_ID_PATTERN } from "./run-files.js";
@@ -103,7 +103,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
     maxClients: options.maxClients ?? 64,
   });
   const validators = loadBodyValidators();
-  const token = tokenDigest(options.token);
+  const token = tokenBytes(options.token);
   let hosts = new Set<string>();
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -124,8 +124,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
         code: refused,
         message: "not this server's own host or origin",
       });
-    const url = new URL(req.url ?? "/", "http://server.invalid");
-    const path = url.pathname;
+    const path = pathOf(req.url ?? "/");
     const context: RouteContext = { req, res, hub, root: options.root, validators, path };
     if (path.startsWith("/v1/device/")) {
       if (req.headers.authorization !== undefined)
@@ -173,6 +172,11 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
       }),
   };
 }
+
+/** A plain target (letters, digits, `-`, `_`, `/`) is its own path; any other is read by the URL parser. */
+const PLAIN_TARGET = /^\/(?!\/)[A-Za-z0-9_\-/]*$/;
+export const pathOf = (target: string) =>
+  PLAIN_TARGET.test(target) ? target : new URL(target, "http://server.invalid").pathname;
 
 async function tokenRoutes(context: RouteContext, method: string): Promise<void> {
   const { res, hub, path, root } = context;
