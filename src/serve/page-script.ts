@@ -143,6 +143,8 @@ async function stream() {
       if (response.status === 401) { say("the link's token is missing or wrong: open the URL gantry serve printed"); return; }
       if (!response.ok || !response.body) throw new Error("HTTP " + response.status);
       document.body.dataset.connected = "yes";
+      // A new stream (a restarted server counts its versions again): what it sends first is taken as is.
+      if (shown) shown.version = undefined;
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
       for (;;) {
