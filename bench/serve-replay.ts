@@ -4,14 +4,18 @@
  * live run (state.json names this process) that `gantry serve` of each build given watches while the
  * clients of bench/serve-load.ts (SCHED_IDLE, nice 19) read its streams and send their requests. Prints
  * one JSON line per build: the server's CPU, its main thread's context switches and the clients' CPU over
- * the replay. On a busy shared machine these counts move far less than a run's wall time.
+ * the replay. On a busy shared machine these counts move far less than a run's wall time. With
+ * BENCH_SERVE_PROF=<dir> each server writes a CPU profile there (node --cpu-prof).
  *
  *   node --import tsx bench/serve-replay.ts <clients> <requests> <cli.js> [<cli.js> ...]
+ *
+ * A build may carry node's flags for the server before its cli.js, in one argument: "--single-threaded dist/cli.js".
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import {
   appendFileSync,
   cpSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -32,13 +36,14 @@ if (builds.length === 0) {
   process.exit(2);
 }
 
-/** CPU (user + system, ms) and the main thread's context switches of a process so far. */
+/** CPU (user + system, and user alone, ms) and the main thread's context switches of a process so far. */
 function counts(pid: number) {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const n = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0);
   return {
     cpuMs: (Number(fields[11]) + Number(fields[12])) * 10,
+    userMs: Number(fields[11]) * 10,
     voluntary: n("voluntary_ctxt_switches"),
     involuntary: n("nonvoluntary_ctxt_switches"),
   };
@@ -59,7 +64,14 @@ function lineFrom(child: ChildProcess, pattern: RegExp): Promise<RegExpExecArray
   });
 }
 
-async function replay(cli: string, template: string, events: string[]) {
+/** A build as given: `cli.js`, or node's flags and then the cli in one word ("--single-threaded dist/cli.js"). */
+function parseBuild(build: string): { flags: string[]; cli: string } {
+  const words = build.trim().split(/\s+/);
+  return { flags: words.slice(0, -1), cli: resolve(words.at(-1) as string) };
+}
+
+async function replay(build: string, template: string, events: string[]) {
+  const { flags, cli } = parseBuild(build);
   const root = mkdtempSync(join(tmpdir(), "gantry-bench-replay-"));
   cpSync(template, root, { recursive: true });
   const runId = "20990101-000000-live";
@@ -82,7 +94,11 @@ async function replay(cli: string, template: string, events: string[]) {
     );
   state("running");
   writeFileSync(join(dir, "events.jsonl"), "");
-  const server = spawn(process.execPath, [cli, "serve", "--dir", root], {
+  // BENCH_SERVE_PROF=<dir>: the server writes a CPU profile there when it stops (node --cpu-prof).
+  const profile = process.env.BENCH_SERVE_PROF
+    ? ["--cpu-prof", `--cpu-prof-dir=${resolve(process.env.BENCH_SERVE_PROF)}`]
+    : [];
+  const server = spawn(process.execPath, [...flags, ...profile, cli, "serve", "--dir", root], {
     cwd: root,
     env: benchEnvironment(),
     stdio: ["ignore", "pipe", "ignore"],
@@ -120,10 +136,11 @@ async function replay(cli: string, template: string, events: string[]) {
     await exited;
     const result = JSON.parse(said.trim().split("\n").at(-1) ?? "{}");
     return {
-      build: cli,
+      build,
       clients: Number(clients),
       requests: Number(requests),
       serverCpuMs: after.cpuMs - before.cpuMs,
+      serverUserMs: after.userMs - before.userMs,
       serverVoluntarySwitches: after.voluntary - before.voluntary,
       serverInvoluntarySwitches: after.involuntary - before.involuntary,
       clientsCpuMs: result.cpuMs,
@@ -142,18 +159,24 @@ const project = makeFeatureProject(20);
 const made = mkdtempSync(join(tmpdir(), "gantry-bench-replay-run-"));
 try {
   cpSync(project.template, made, { recursive: true });
-  const first = resolve(builds[0] as string);
-  expectOk(
-    "the run to replay",
-    await timeCommand(process.execPath, [first, "run", "--feature", "f", "--dir", made], { cwd: made }),
-  );
-  const runs = join(made, ".gantry", "runs");
-  const runDir = readdirSync(runs)[0] as string;
-  const events = readFileSync(join(runs, runDir, "events.jsonl"), "utf8")
-    .trim()
-    .split("\n");
+  // BENCH_SERVE_REPLAY_EVENTS=<file>: the run's events are kept there and replayed again by the next
+  // invocation (no new run; comparing builds on a busy machine, where one run takes minutes).
+  const kept = process.env.BENCH_SERVE_REPLAY_EVENTS;
+  let text = kept && existsSync(kept) ? readFileSync(kept, "utf8") : undefined;
+  if (text === undefined) {
+    const first = parseBuild(builds[0] as string).cli;
+    expectOk(
+      "the run to replay",
+      await timeCommand(process.execPath, [first, "run", "--feature", "f", "--dir", made], { cwd: made }),
+    );
+    const runs = join(made, ".gantry", "runs");
+    const runDir = readdirSync(runs)[0] as string;
+    text = readFileSync(join(runs, runDir, "events.jsonl"), "utf8");
+    if (kept) writeFileSync(kept, text);
+  }
+  const events = text.trim().split("\n");
   for (const cli of builds) {
-    process.stdout.write(`${JSON.stringify(await replay(resolve(cli), project.template, events))}\n`);
+    process.stdout.write(`${JSON.stringify(await replay(cli, project.template, events))}\n`);
   }
 } finally {
   project.remove();

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 
 export const MAX_BODY_BYTES = 4096;
@@ -24,14 +24,19 @@ export function checkOrigin(req: IncomingMessage, hosts: Set<string>): string | 
   return undefined;
 }
 
-/** The token as it is compared: its SHA-256, made once when the server starts. */
-export const tokenDigest = (text: string) => createHash("sha256").update(text).digest();
+/** The token as it is compared: its bytes, taken once when the server starts. */
+export const tokenBytes = (text: string) => Buffer.from(text, "utf8");
 
-/** `Authorization: Bearer <token>`, compared in constant time (digests of equal length). */
+/**
+ * `Authorization: Bearer <token>`, compared in constant time. A token of another length is refused before
+ * the comparison: the length is not the secret (every token createToken makes has the same), and hashing
+ * both sides to one length per request cost about a tenth of the server's CPU under the serve bench's load.
+ */
 export function hasToken(req: IncomingMessage, token: Buffer): boolean {
   const header = req.headers.authorization;
   if (!header?.startsWith("Bearer ")) return false;
-  return timingSafeEqual(tokenDigest(header.slice(7).trim()), token);
+  const presented = Buffer.from(header.slice(7).trim(), "utf8");
+  return presented.length === token.length && timingSafeEqual(presented, token);
 }
 
 export class BodyError extends Error {

@@ -4,6 +4,7 @@ import { listRuns } from "../ledger/runs.js";
 import { queuedStories } from "./queued-stories.js";
 import { runDir } from "./run-files.js";
 import { RunWatcher } from "./run-view.js";
+import { type ViewParts, viewJson, viewParts, viewPatch } from "./view-patch.js";
 import type { RunView } from "./view-types.js";
 
 export interface RunListItem {
@@ -25,13 +26,15 @@ export class RunHub {
   private readonly watchers = new Map<string, RunWatcher>();
   private readonly clients = new Set<ServerResponse>();
   private timer: NodeJS.Timeout | undefined;
-  private readonly cache = new Map<string, { version: number; json: string }>();
+  private readonly cache = new Map<string, { parts: ViewParts; json: string }>();
   /** The run list as JSON, made again only after a poll that changed something. */
   private listCache: string | undefined;
   private lastList = "";
   private polls = 0;
   /** Each run's version when the streams were last told about it (an answer may read events between polls). */
   private readonly sent = new Map<string, number>();
+  /** Each run's view as the streams last got it: the next change goes to them as a patch from it. */
+  private readonly streamed = new Map<string, { parts: ViewParts; json: string }>();
 
   constructor(
     private readonly root: string,
@@ -86,15 +89,21 @@ export class RunHub {
     return view;
   }
 
-  /** The view as JSON, made once per change of the run (many clients ask for the same state). */
+  /** The view as JSON (with its version), made once per change of the run (many clients ask for the same state). */
   viewJson(runId: string): string | undefined {
+    return this.current(runId)?.json;
+  }
+
+  /** The view's parts and JSON at the run's version now, made once per change. */
+  private current(runId: string): { parts: ViewParts; json: string } | undefined {
     const watcher = this.watcher(runId);
     if (!watcher) return undefined;
     const cached = this.cache.get(runId);
-    if (cached && cached.version === watcher.version) return cached.json;
-    const json = JSON.stringify(this.view(runId));
-    this.cache.set(runId, { version: watcher.version, json });
-    return json;
+    if (cached && cached.parts.version === watcher.version) return cached;
+    const parts = viewParts(this.view(runId) as RunView, watcher.version);
+    const made = { parts, json: viewJson(parts) };
+    this.cache.set(runId, made);
+    return made;
   }
 
   /** The newest live run, else the newest run. */
@@ -115,7 +124,8 @@ export class RunHub {
     response.on("close", () => this.clients.delete(response));
     this.write(response, frame("runs", this.listJson()));
     const current = this.currentRunId();
-    const json = current ? this.viewJson(current) : undefined;
+    // What the other clients hold, so the next patch applies; the run's newer events follow in it.
+    const json = current ? (this.streamed.get(current) ?? this.current(current))?.json : undefined;
     if (json) this.write(response, frame("run", json));
     return true;
   }
@@ -137,7 +147,11 @@ export class RunHub {
       }
     }
     if (added || changed.length > 0) this.listCache = undefined;
-    if (this.clients.size === 0) return;
+    if (this.clients.size === 0) {
+      // Nobody holds any view: the next client starts from a whole one.
+      this.streamed.clear();
+      return;
+    }
     // Every frame of this poll in one write per client: one wake-up of each client, not one per frame.
     let frames = "";
     // A comment line now and then keeps idle streams open through proxies and finds clients that left.
@@ -148,9 +162,14 @@ export class RunHub {
       if (list !== this.lastList) frames += frame("runs", list);
       this.lastList = list;
     }
+    // A run the streams have had goes as a patch from what they had (a story or two and the new log
+    // lines, not the whole 5-6 KB view to every client); a run they have not had, whole.
     for (const runId of changed) {
-      const json = this.viewJson(runId);
-      if (json) frames += frame("run", json);
+      const now = this.current(runId);
+      if (!now) continue;
+      const before = this.streamed.get(runId);
+      frames += before ? frame("patch", viewPatch(before.parts, now.parts)) : frame("run", now.json);
+      this.streamed.set(runId, now);
     }
     if (frames) this.broadcast(frames);
   }

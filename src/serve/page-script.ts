@@ -1,3 +1,5 @@
+import { applyViewPatch } from "./view-patch.js";
+
 /**
  * The page's script, sent inline with the page and allowed by its hash (CSP). Everything shown is set as
  * text, never as markup: story titles and reasons come from the PRD and the agent's work.
@@ -101,10 +103,37 @@ async function choose(runId) {
   if (response.ok) { shown = await response.json(); renderRun(); renderRuns(); }
 }
 
+// Unless a run was picked, follow the live one; stay on it while it lives (two features may run at once).
+const wanted = (run) =>
+  (chosen !== null && run.runId === chosen) ||
+  (chosen === null && (!shown || run.runId === shown.runId || (run.live && !shown.live)));
+
 function onRun(view) {
-  // Unless a run was picked, follow the live one; stay on it while it lives (two features may run at once).
-  const follow = chosen === null && (!shown || view.runId === shown.runId || (view.live && !shown.live));
-  if ((chosen !== null && view.runId === chosen) || follow) { shown = view; renderRun(); renderRuns(); }
+  if (wanted(view) && !(shown && shown.runId === view.runId && shown.version > view.version)) {
+    shown = view; renderRun(); renderRuns();
+  }
+}
+
+${applyViewPatch.toString()}
+
+// A change of a run comes as a patch from the version every client holds; a page that holds another
+// version of it (it fetched the run meanwhile) or not the run at all fetches it whole if it shows it.
+const fetching = new Set();
+async function fetchRun(runId) {
+  if (fetching.has(runId)) return;
+  fetching.add(runId);
+  try {
+    const response = await fetch("/api/runs/" + encodeURIComponent(runId), { headers: auth });
+    if (response.ok) onRun(await response.json());
+  } finally { fetching.delete(runId); }
+}
+
+function onPatch(patch) {
+  if (shown && shown.runId === patch.runId) {
+    if (shown.version === patch.from) { applyViewPatch(shown, patch); renderRun(); renderRuns(); return; }
+    if (shown.version >= patch.to) return;
+  }
+  if (wanted(patch)) fetchRun(patch.runId);
 }
 
 async function stream() {
@@ -114,6 +143,8 @@ async function stream() {
       if (response.status === 401) { say("the link's token is missing or wrong: open the URL gantry serve printed"); return; }
       if (!response.ok || !response.body) throw new Error("HTTP " + response.status);
       document.body.dataset.connected = "yes";
+      // A new stream (a restarted server counts its versions again): what it sends first is taken as is.
+      if (shown) shown.version = undefined;
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
       for (;;) {
@@ -129,6 +160,7 @@ async function stream() {
           if (!data) continue;
           if (type === "runs") { runs = JSON.parse(data); renderRuns(); }
           if (type === "run") onRun(JSON.parse(data));
+          if (type === "patch") onPatch(JSON.parse(data));
         }
       }
     } catch (error) {

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { answerRequest, type Outcome, sendControl } from "./actions.js";
 import { type BodySchema, type BodyValidators, loadBodyValidators } from "./body-schemas.js";
-import { BodyError, checkOrigin, hasToken, ownHosts, parseJson, readBody, tokenDigest } from "./guards.js";
+import { BodyError, checkOrigin, hasToken, ownHosts, parseJson, readBody, tokenBytes } from "./guards.js";
 import { RunHub } from "./hub.js";
 import { PAGE_CSP, PAGE_HTML } from "./page.js";
 import { RUN_ID_PATTERN } from "./run-files.js";
@@ -46,8 +46,13 @@ const COMMON = {
 };
 
 export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  sendJsonText(res, status, JSON.stringify(body));
+}
+
+/** JSON already serialized (a cached view), sent as sendJson sends it. */
+export function sendJsonText(res: ServerResponse, status: number, json: string): void {
   if (res.headersSent) return void res.end();
-  send(res, status, "application/json; charset=utf-8", JSON.stringify(body));
+  send(res, status, "application/json; charset=utf-8", json);
 }
 
 /** A whole answer with its length said up front (no chunked framing), in one write. */
@@ -98,7 +103,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
     maxClients: options.maxClients ?? 64,
   });
   const validators = loadBodyValidators();
-  const token = tokenDigest(options.token);
+  const token = tokenBytes(options.token);
   let hosts = new Set<string>();
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -119,8 +124,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
         code: refused,
         message: "not this server's own host or origin",
       });
-    const url = new URL(req.url ?? "/", "http://server.invalid");
-    const path = url.pathname;
+    const path = pathOf(req.url ?? "/");
     const context: RouteContext = { req, res, hub, root: options.root, validators, path };
     if (path.startsWith("/v1/device/")) {
       if (req.headers.authorization !== undefined)
@@ -168,6 +172,11 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
       }),
   };
 }
+
+/** A plain target (letters, digits, `-`, `_`, `/`) is its own path; any other is read by the URL parser. */
+const PLAIN_TARGET = /^\/(?!\/)[A-Za-z0-9_\-/]*$/;
+export const pathOf = (target: string) =>
+  PLAIN_TARGET.test(target) ? target : new URL(target, "http://server.invalid").pathname;
 
 async function tokenRoutes(context: RouteContext, method: string): Promise<void> {
   const { res, hub, path, root } = context;

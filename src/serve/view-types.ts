@@ -52,4 +52,6 @@ export interface RunView {
   gates: GateView[];
   pending: PendingRequest[];
   log: string[];
+  /** In the JSON the page gets (the run's version when it was made): the event stream's patches name it. */
+  version?: number;
 }

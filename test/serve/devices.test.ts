@@ -138,6 +138,12 @@ describe("gantry serve: signed device routes", () => {
       "skip",
       "abort",
     ]);
+    // The redacted view is made once per change of the run: a change shows in the next read.
+    assert.equal((view.body as { stories: { stage?: string }[] }).stories[0]?.stage, "verify");
+    run.append({ type: "stage:enter", storyId: "US-1", stage: "review" });
+    await new Promise((r) => setTimeout(r, 300));
+    const changed = await send(server.port, signed(keys, reader, "GET", RUN));
+    assert.equal((changed.body as { stories: { stage?: string }[] }).stories[0]?.stage, "review");
     const answer = await send(
       server.port,
       signed(keys, answerer, "POST", ANSWER, JSON.stringify({ requestId: run.requestId, action: "skip" })),

@@ -5,6 +5,7 @@ import { basename, join } from "node:path";
 import { describe, it } from "node:test";
 import type { FindingView, ReviewDecisionView } from "../../src/serve/review-view.js";
 import { startServer } from "../../src/serve/server.js";
+import { applyViewPatch, type ViewPatch } from "../../src/serve/view-patch.js";
 import type { RunView } from "../../src/serve/view-types.js";
 import {
   baseConfig,
@@ -140,8 +141,18 @@ describe("the review panel's findings on gantry serve's page data (built CLI, re
         for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
           const frame = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          const data = /^event: run\ndata: (.*)$/m.exec(frame)?.[1];
-          if (data) seen.push(JSON.parse(data) as RunView);
+          // A whole view, then patches from it (view-patch.ts), each applied as the page does.
+          const [, type, data] = /^event: (run|patch)\ndata: (.*)$/m.exec(frame) ?? [];
+          if (type === "run") seen.push(JSON.parse(data as string) as RunView);
+          const held = seen.at(-1);
+          if (type === "patch" && held) {
+            const next = structuredClone(held);
+            applyViewPatch(
+              next as unknown as Record<string, unknown>,
+              JSON.parse(data as string) as ViewPatch,
+            );
+            seen.push(next);
+          }
         }
       }
     })().catch(() => {});

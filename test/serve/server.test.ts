@@ -60,6 +60,31 @@ describe("gantry serve: token routes", () => {
         401,
       );
     }
+    // The token with one character changed (also to one of two bytes), a prefix, the token and more, another scheme,
+    // the token in another case: every one refused, the token itself taken.
+    const changed = `${TOKEN.slice(0, -1)}${TOKEN.endsWith("9") ? "8" : "9"}`;
+    for (const header of [
+      `Bearer ${changed}`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Bearer ${TOKEN}0`,
+      `Bearer ${TOKEN.slice(0, -1)}\u00e9`,
+      `Basic ${TOKEN}`,
+      `Bearer ${TOKEN.toUpperCase()}`,
+    ])
+      assert.equal(
+        (await call(server.port, "GET", "/api/runs", { headers: { authorization: header } })).status,
+        401,
+        header,
+      );
+    assert.equal((await call(server.port, "GET", "/api/runs", { headers: auth })).status, 200);
+    // A target that is not a plain path is read as the URL parser reads it, as before: the same routes.
+    for (const [target, status] of [
+      ["/api/runs?x=1", 200],
+      ["/api/x/../runs", 200],
+      ["//api/runs", 404],
+      [`/api/runs/${RUN_ID}/`, 404],
+    ] as const)
+      assert.equal((await call(server.port, "GET", target, { headers: auth })).status, status, target);
     const signed = await call(server.port, "GET", "/api/runs", {
       headers: { ...auth, "x-gantry-signature": "x" },
     });

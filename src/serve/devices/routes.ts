@@ -1,7 +1,7 @@
 import { answerRequest } from "../actions.js";
 import { BodyError, readBody } from "../guards.js";
 import { RUN_ID_PATTERN } from "../run-files.js";
-import { type RouteContext, sendJson, sendOutcome, validBody } from "../server.js";
+import { type RouteContext, sendJson, sendJsonText, sendOutcome, validBody } from "../server.js";
 import type { RunView } from "../view-types.js";
 import { type AuditRecord, createAuditLog } from "./audit.js";
 import {
@@ -57,6 +57,8 @@ export function startDeviceRoutes(root: string, options: DeviceRouteOptions) {
   const nonces = new NonceStore(root, options.nonceCapacity ?? 10_000);
   const audit = createAuditLog(root);
   let warned = false;
+  /** Each run's redacted view as JSON, made again only when the run changed (its watcher's version). */
+  const redactedCache = new Map<string, { version: number; json: string }>();
 
   const routes = async (context: RouteContext): Promise<void> => {
     const method = context.req.method ?? "GET";
@@ -134,10 +136,16 @@ export function startDeviceRoutes(root: string, options: DeviceRouteOptions) {
     }
     const runId = verb.runId as string;
     if (verb.name === "GET runs/{id}") {
-      const view = context.hub.view(runId);
-      if (!view) return refuse(404, "unknown-run", `no run ${runId}`);
+      const version = context.hub.watcher(runId)?.version;
+      let cached = redactedCache.get(runId);
+      if (version === undefined || cached?.version !== version) {
+        const view = context.hub.view(runId);
+        if (!view || version === undefined) return refuse(404, "unknown-run", `no run ${runId}`);
+        cached = { version, json: JSON.stringify(redacted(view)) };
+        redactedCache.set(runId, cached);
+      }
       done(200, "ok");
-      return sendJson(context.res, 200, redacted(view));
+      return sendJsonText(context.res, 200, cached.json);
     }
     const answer = await validBody<{ requestId: string; action: string }>(context, "answer", body);
     if (!answer) return done(context.res.statusCode, "invalid-body");
