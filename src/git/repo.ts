@@ -13,6 +13,7 @@ import { newIgnoredSources } from "./ignored-files.js";
 import { indexFlagsOf, readIndexFile } from "./index-file.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
+import { type StatBaseline, statBaseline, unchangedByStat } from "./stat-check.js";
 import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 import { headAndTree, trackedFiles } from "./tracked-files.js";
 
@@ -91,7 +92,15 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   };
 
   // The last tree judged and what had run by then (activity.ts): judged again only when it may be stale.
-  let last: { sha: string; tree: string; started: number; writers: number } | undefined;
+  let last:
+    | { sha: string; tree: string; started: number; writers: number; baseline?: StatBaseline }
+    | undefined;
+  // The stat pass in node (stat-check.ts) when it can answer "unchanged" alone, else git's status.
+  const unchanged = async (s: TreeScope, baseline?: StatBaseline) =>
+    (baseline !== undefined &&
+      s.index.head !== undefined &&
+      unchangedByStat({ top, privateDir: s.git.dir, hashBytes, baseline })) ||
+    unchangedSinceJudge(s);
   const judgeNow = async (options: JudgeOptions = {}): Promise<Judged> => {
     const sha = await head();
     const s = await scope();
@@ -100,18 +109,19 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       // Nothing ran since: the tree is the one judged. Only commands that do not change files ran: a stat
       // pass against the judged index says whether they did anyway.
       if (now.started === last.started && !options.recheck) return { sha, tree: last.tree };
-      if (await unchangedSinceJudge(s)) {
+      if (await unchanged(s, last.baseline)) {
         last.started = now.started;
         return { sha, tree: last.tree };
       }
     }
     last = undefined;
+    const baseline = statBaseline(top, prefix, ignored?.paths);
     const tree = await judgeTree(s, sha);
     if (s.sameAsHead && sha !== UNBORN) {
       if (sameContents.size >= 64) sameContents.clear();
       sameContents.set(`${s.sameAsHead.head} ${s.sameAsHead.tree}`, s.sameAsHead.same);
     }
-    if (now.running === 0) last = { sha, tree, started: now.started, writers: now.writers };
+    if (now.running === 0) last = { sha, tree, started: now.started, writers: now.writers, baseline };
     return { sha, tree };
   };
 
