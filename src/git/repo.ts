@@ -12,6 +12,7 @@ import { ignoredBook } from "./ignored-book.js";
 import { newIgnoredSources } from "./ignored-files.js";
 import { indexFlagsOf, readIndexFile } from "./index-file.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
+import { type JudgedChange, parseJudgedDiff } from "./judged-changes.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
 import { type StatBaseline, statBaseline, unchangedByStat } from "./stat-check.js";
 import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
@@ -141,10 +142,18 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   // The user's index flags as last read, by index file version: a snapshot reads them only for a new one.
   let knownFlags: Pick<GitSnapshot, "indexKey" | "indexFlags"> | undefined;
 
+  /** What the last judge's own diff-tree says a story changed, when it compared `base` with `tree`. */
+  const judgedChanges = (base: string, tree: string): JudgedChange[] | undefined => {
+    const diff = treeScope?.lastDiff;
+    if (!diff || base === UNBORN || diff.head !== base || diff.tree !== tree) return undefined;
+    return parseJudgedDiff(diff.raw, prefix);
+  };
+
   return {
     root: projectRoot,
     top,
     head,
+    judgedChanges,
     judge: (options) => serial(() => judgeNow(options)),
     commitJudged: (judged, subject) =>
       serial(async () => {
@@ -166,6 +175,8 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         return commit;
       }),
     async changedFiles(base, tree) {
+      const known = judgedChanges(base, tree);
+      if (known) return [...new Set(known.map((change) => change.path))].sort();
       const out = await runGit(projectRoot, [
         "diff-tree",
         "-r",
