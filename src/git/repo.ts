@@ -97,6 +97,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     | { sha: string; tree: string; started: number; writers: number; baseline?: StatBaseline }
     | undefined;
   // The stat pass in node (stat-check.ts) when it can answer "unchanged" alone, else git's status.
+  let lastBaseline: StatBaseline | undefined;
   const unchanged = async (s: TreeScope, baseline?: StatBaseline) =>
     (baseline !== undefined &&
       s.index.head !== undefined &&
@@ -116,7 +117,8 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       }
     }
     last = undefined;
-    const baseline = statBaseline(top, prefix, ignored?.paths);
+    const baseline = statBaseline(top, prefix, ignored?.paths, lastBaseline);
+    lastBaseline = baseline;
     const tree = await judgeTree(s, sha);
     if (s.sameAsHead && sha !== UNBORN) {
       if (sameContents.size >= 64) sameContents.clear();

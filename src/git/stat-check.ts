@@ -19,11 +19,13 @@ export function statBaseline(
   top: string,
   prefix: string,
   ignored?: ReadonlySet<string>,
+  previous?: StatBaseline,
 ): StatBaseline | undefined {
   if (prefix !== "") return undefined;
   const skip = new Set([".gantry/"]);
   for (const path of ignored ?? []) if (path.endsWith("/")) skip.add(path);
-  const walk = walkFolders(top, skip);
+  // A folder whose stat key is what the last baseline saw is not read again (folder-walk.ts).
+  const walk = walkFolders(top, skip, previous?.walk);
   return walk && { walk, skip };
 }
 

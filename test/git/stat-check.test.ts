@@ -113,6 +113,11 @@ describe("the stat check in node", () => {
     writeFileSync(join(q.top, "src", "c.ts"), "c");
     q.judge();
     assert.equal(check(q, qBase), undefined);
+    // The next baseline starts from this one: a folder that changed is read again, so a new one is walked.
+    mkdirSync(join(q.top, "src", "deep"));
+    const next = statBaseline(q.top, "", new Set(["build/"]), qBase);
+    assert.ok(next?.walk.folders.has("src/deep/"));
+    assert.equal(qBase?.walk.folders.has("src/deep/"), false);
   });
 
   it("asks git wherever attributes could convert content: a tracked .gitattributes, or one of the private git's", async () => {
