@@ -19,7 +19,7 @@ export function parseJudgedDiff(raw: string, prefix: string): JudgedChange[] | u
     const status = meta.split(" ")[4];
     if (!meta.startsWith(":") || (status !== "A" && status !== "M" && status !== "D" && status !== "T"))
       return undefined;
-    if (!path || !path.startsWith(prefix)) continue;
+    if (path === "" || !path.startsWith(prefix)) continue;
     changes.push({ status, path: path.slice(prefix.length) });
   }
   return changes;

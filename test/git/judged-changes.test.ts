@@ -63,7 +63,8 @@ describe("the story's changes from the judge's own diff-tree", () => {
     assert.ok(known, "the judge compared exactly these two");
     const fromJudge = await treeChanges(root, base, tree, known);
     const fromGit = await treeChanges(root, base, tree);
-    const sorted = <T extends { path: string }>(list: T[]) => [...list].sort((x, y) => x.path.localeCompare(y.path));
+    const sorted = <T extends { path: string }>(list: T[]) =>
+      [...list].sort((x, y) => x.path.localeCompare(y.path));
     assert.deepEqual(sorted(fromJudge), sorted(fromGit));
     assert.deepEqual(
       sorted(fromJudge).map((c) => `${c.status} ${c.path}`),
