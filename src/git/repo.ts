@@ -14,7 +14,7 @@ import { indexFlagsOf, readIndexFile } from "./index-file.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
 import { type JudgedChange, parseJudgedDiff } from "./judged-changes.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
-import { type StatBaseline, statBaseline, unchangedByStat } from "./stat-check.js";
+import { type StatBaseline, smallIndex, statBaseline, unchangedByStat } from "./stat-check.js";
 import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 import { headAndTree, trackedFiles } from "./tracked-files.js";
 
@@ -117,7 +117,10 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       }
     }
     last = undefined;
-    const baseline = statBaseline(top, prefix, ignored?.paths, lastBaseline);
+    // No walk where the check will not pay (a large tree): git's status answers there.
+    const baseline = smallIndex(s.git.dir)
+      ? statBaseline(top, prefix, ignored?.paths, lastBaseline)
+      : undefined;
     lastBaseline = baseline;
     const tree = await judgeTree(s, sha);
     if (s.sameAsHead && sha !== UNBORN) {

@@ -1,8 +1,21 @@
-import { existsSync, lstatSync } from "node:fs";
+import { existsSync, lstatSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { changedFolders, type FolderWalk, walkFolders } from "./folder-walk.js";
 import { type IndexStat, readIndexFile } from "./index-file.js";
+
+/**
+ * Past this size of the private index (about 600 entries) git's `status` costs less than this check: node's
+ * lstat and parsing cost 15-30 µs an entry on the 2-core VM, git's 7-12 µs plus 10-20 ms to start
+ * (measured at 100, 1,000 and 10,000 files). Below it the check saves the program; above, git is asked.
+ */
+export const MAX_INDEX_BYTES = 64 * 1024;
+
+/** Whether the private index is small enough for the check to pay (a missing one: not known yet, so yes). */
+export function smallIndex(privateDir: string): boolean {
+  const stat = statSync(join(privateDir, "index"), { throwIfNoEntry: false });
+  return stat === undefined || stat.size <= MAX_INDEX_BYTES;
+}
 
 /** The folders as they were just before a judge's `add -A`: what the stat check compares with. */
 export interface StatBaseline {
@@ -45,7 +58,8 @@ export function unchangedByStat(input: {
   env?: NodeJS.ProcessEnv;
 }): true | undefined {
   const { top, privateDir, baseline } = input;
-  if (attributesOutsideTree(privateDir, input.env ?? process.env)) return undefined;
+  if (!smallIndex(privateDir) || attributesOutsideTree(privateDir, input.env ?? process.env))
+    return undefined;
   const index = readIndexFile(join(privateDir, "index"), input.hashBytes, true);
   if (!index || index.mtimeNs === undefined) return undefined;
   const written = index.mtimeNs;

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createPrivateGit, type PrivateGit } from "../../src/git/hermetic.js";
-import { statBaseline, unchangedByStat } from "../../src/git/stat-check.js";
+import { MAX_INDEX_BYTES, smallIndex, statBaseline, unchangedByStat } from "../../src/git/stat-check.js";
 
 /** A repository with a few files, their mtimes an hour back (no entry is racy), judged into a private index. */
 async function project(): Promise<{
@@ -118,6 +118,23 @@ describe("the stat check in node", () => {
     const next = statBaseline(q.top, "", new Set(["build/"]), qBase);
     assert.ok(next?.walk.folders.has("src/deep/"));
     assert.equal(qBase?.walk.folders.has("src/deep/"), false);
+  });
+
+  it("leaves a large tree to git (its status costs less there)", async () => {
+    const p = await fresh();
+    const past = new Date(Date.now() - 3600_000);
+    // Long paths fill the index past its limit with few files; one content, so git writes one object.
+    const deep = join(p.top, "src", "a".repeat(200), "b".repeat(200), "c".repeat(200));
+    mkdirSync(deep, { recursive: true });
+    for (let i = 0; i < 110; i++) {
+      const file = join(deep, `f${i}.ts`);
+      writeFileSync(file, "x\n");
+      utimesSync(file, past, past);
+    }
+    const baseline = p.judge();
+    assert.ok(statSync(join(p.git.dir, "index")).size > MAX_INDEX_BYTES);
+    assert.equal(smallIndex(p.git.dir), false);
+    assert.equal(check(p, baseline), undefined);
   });
 
   it("asks git wherever attributes could convert content: a tracked .gitattributes, or one of the private git's", async () => {
