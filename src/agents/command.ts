@@ -54,8 +54,9 @@ export function createCommandAdapter(config: Config): AgentAdapter {
  */
 export function sessionExecOptions(
   request: AgentRequest,
-): Pick<ExecOptions, "cwd" | "timeoutMs" | "signal" | "env" | "wrapper"> {
+): Pick<ExecOptions, "cwd" | "timeoutMs" | "signal" | "env" | "wrapper" | "viaHelper"> {
   return {
+    viaHelper: true,
     cwd: request.cwd,
     timeoutMs: request.timeoutMs,
     signal: request.signal,

@@ -1,4 +1,5 @@
 import type { Judged } from "../model/ledger.js";
+import type { JudgedChange } from "./judged-changes.js";
 import type { GitChange, GitSnapshot } from "./tamper-snapshot.js";
 
 /** What gantry asks of git, each answered with as few git calls as it can (repo.ts). */
@@ -22,6 +23,11 @@ export interface GitRepo {
    * deleted ones included, sorted: `git diff-tree`, whose cost grows with the change, not the repository.
    */
   changedFiles(base: string, tree: string): Promise<string[]>;
+  /**
+   * The same files with their status, from the last judge's own diff-tree when it compared exactly `base`
+   * (a commit) with `tree`; undefined otherwise (ask git). No renames: it compares without detecting them.
+   */
+  judgedChanges?(base: string, tree: string): JudgedChange[] | undefined;
   /** Every file of a tree, relative to the project root (`git ls-tree -r`), kept per tree. */
   treeFiles(tree: string): Promise<string[]>;
   /** Whether a commit holds exactly a judged tree's content (.gantry/ aside). */

@@ -8,12 +8,32 @@ export interface IndexEntry {
   /** assume-unchanged (CE_VALID). */
   assumeUnchanged: boolean;
   skipWorktree: boolean;
+  /** Read only when asked (parseIndex's `withStat`). */
+  stat?: IndexStat;
+}
+
+/** An entry's cached stat data as git keeps it: 32-bit fields (seconds, inode, size truncated). */
+export interface IndexStat {
+  ctimeSec: number;
+  ctimeNsec: number;
+  mtimeSec: number;
+  mtimeNsec: number;
+  ino: number;
+  /** git's mode: 0o100644, 0o100755, 0o120000 (symlink), 0o160000 (gitlink). */
+  mode: number;
+  uid: number;
+  gid: number;
+  size: number;
+  /** intent-to-add (`git add -N`): an entry with no content yet. */
+  intentToAdd: boolean;
 }
 
 export interface IndexFile {
   entries: IndexEntry[];
   /** Which version of the file was read (the same key as tamper-snapshot's fileKey). */
   key: string;
+  /** The file's own mtime: git's racy-entry rule compares entries' mtimes with it. */
+  mtimeNs?: bigint;
 }
 
 const HEADER = 12;
@@ -26,15 +46,21 @@ const STAT_BYTES = 40;
  * (`link`: entries live in another file), a sparse index (`sdir`: folders stand for their files), an
  * unknown version or a file that does not parse; the caller then asks git.
  */
-export function readIndexFile(path: string, hashBytes = 20): IndexFile | undefined {
+export function readIndexFile(path: string, hashBytes = 20, withStat = false): IndexFile | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(path, "r");
     // The key from the descriptor the bytes come from: a file replaced in between is not mistaken for it.
     const stat = fstatSync(fd, { bigint: true });
     const bytes = readFileSync(fd);
-    const entries = parseIndex(bytes, hashBytes);
-    return entries && { entries, key: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}` };
+    const entries = parseIndex(bytes, hashBytes, withStat);
+    return (
+      entries && {
+        entries,
+        key: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`,
+        mtimeNs: stat.mtimeNs,
+      }
+    );
   } catch {
     return undefined;
   } finally {
@@ -42,7 +68,7 @@ export function readIndexFile(path: string, hashBytes = 20): IndexFile | undefin
   }
 }
 
-export function parseIndex(bytes: Buffer, hashBytes = 20): IndexEntry[] | undefined {
+export function parseIndex(bytes: Buffer, hashBytes = 20, withStat = false): IndexEntry[] | undefined {
   if (bytes.length < HEADER + hashBytes || bytes.toString("latin1", 0, 4) !== "DIRC") return undefined;
   const version = bytes.readUInt32BE(4);
   if (version < 2 || version > 4) return undefined;
@@ -88,6 +114,7 @@ export function parseIndex(bytes: Buffer, hashBytes = 20): IndexEntry[] | undefi
       stage: (flags >> 12) & 3,
       assumeUnchanged: (flags & 0x8000) !== 0,
       skipWorktree: (extended & 0x4000) !== 0,
+      ...(withStat ? { stat: statAt(bytes, start, extended) } : {}),
     });
   }
   // Extensions: a split or sparse index is not read whole from this file alone.
@@ -97,6 +124,22 @@ export function parseIndex(bytes: Buffer, hashBytes = 20): IndexEntry[] | undefi
     at += 8 + bytes.readUInt32BE(at + 4);
   }
   return at === end ? entries : undefined;
+}
+
+function statAt(bytes: Buffer, at: number, extended: number): IndexStat {
+  const field = (i: number) => bytes.readUInt32BE(at + 4 * i);
+  return {
+    ctimeSec: field(0),
+    ctimeNsec: field(1),
+    mtimeSec: field(2),
+    mtimeNsec: field(3),
+    ino: field(5),
+    mode: field(6),
+    uid: field(7),
+    gid: field(8),
+    size: field(9),
+    intentToAdd: (extended & 0x2000) !== 0,
+  };
 }
 
 /** git's offset varint (varint.c): 7 bits a byte, each continuation adding one. */

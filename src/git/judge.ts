@@ -25,6 +25,8 @@ export interface TreeScope {
   checked: Map<string, string[]>;
   /** Whether the last judged tree has HEAD's content (.gantry/ aside), from the judge's own diff-tree. */
   sameAsHead?: { head: string; tree: string; same: boolean };
+  /** That diff-tree itself (`-r -z --no-renames`, raw, from the top level): the story's changes without another git. */
+  lastDiff?: { head: string; tree: string; raw: string };
   /** Who commits, read once a run (a change to it during a session is a tamper). */
   identity?: Record<string, string>;
 }
@@ -94,6 +96,7 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   scope.index.head = head;
   // No entry differs from HEAD (.gantry/ aside): what "changed nothing" asks, answered already.
   scope.sameAsHead = { head, tree, same: diff === "" };
+  scope.lastDiff = { head, tree, raw: diff };
   const key = `${head} ${tree}`;
   const problems = scope.checked.get(key) ?? (await escapes(scope, diff, tree));
   if (scope.checked.size > 64) scope.checked.clear();

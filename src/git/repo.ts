@@ -12,7 +12,9 @@ import { ignoredBook } from "./ignored-book.js";
 import { newIgnoredSources } from "./ignored-files.js";
 import { indexFlagsOf, readIndexFile } from "./index-file.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
+import { type JudgedChange, parseJudgedDiff } from "./judged-changes.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
+import { type StatBaseline, smallIndex, statBaseline, unchangedByStat } from "./stat-check.js";
 import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 import { headAndTree, trackedFiles } from "./tracked-files.js";
 
@@ -91,7 +93,16 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   };
 
   // The last tree judged and what had run by then (activity.ts): judged again only when it may be stale.
-  let last: { sha: string; tree: string; started: number; writers: number } | undefined;
+  let last:
+    | { sha: string; tree: string; started: number; writers: number; baseline?: StatBaseline }
+    | undefined;
+  // The stat pass in node (stat-check.ts) when it can answer "unchanged" alone, else git's status.
+  let lastBaseline: StatBaseline | undefined;
+  const unchanged = async (s: TreeScope, baseline?: StatBaseline) =>
+    (baseline !== undefined &&
+      s.index.head !== undefined &&
+      unchangedByStat({ top, privateDir: s.git.dir, hashBytes, baseline })) ||
+    unchangedSinceJudge(s);
   const judgeNow = async (options: JudgeOptions = {}): Promise<Judged> => {
     const sha = await head();
     const s = await scope();
@@ -100,18 +111,23 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       // Nothing ran since: the tree is the one judged. Only commands that do not change files ran: a stat
       // pass against the judged index says whether they did anyway.
       if (now.started === last.started && !options.recheck) return { sha, tree: last.tree };
-      if (await unchangedSinceJudge(s)) {
+      if (await unchanged(s, last.baseline)) {
         last.started = now.started;
         return { sha, tree: last.tree };
       }
     }
     last = undefined;
+    // No walk where the check will not pay (a large tree): git's status answers there.
+    const baseline = smallIndex(s.git.dir)
+      ? statBaseline(top, prefix, ignored?.paths, lastBaseline)
+      : undefined;
+    lastBaseline = baseline;
     const tree = await judgeTree(s, sha);
     if (s.sameAsHead && sha !== UNBORN) {
       if (sameContents.size >= 64) sameContents.clear();
       sameContents.set(`${s.sameAsHead.head} ${s.sameAsHead.tree}`, s.sameAsHead.same);
     }
-    if (now.running === 0) last = { sha, tree, started: now.started, writers: now.writers };
+    if (now.running === 0) last = { sha, tree, started: now.started, writers: now.writers, baseline };
     return { sha, tree };
   };
 
@@ -131,10 +147,18 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   // The user's index flags as last read, by index file version: a snapshot reads them only for a new one.
   let knownFlags: Pick<GitSnapshot, "indexKey" | "indexFlags"> | undefined;
 
+  /** What the last judge's own diff-tree says a story changed, when it compared `base` with `tree`. */
+  const judgedChanges = (base: string, tree: string): JudgedChange[] | undefined => {
+    const diff = treeScope?.lastDiff;
+    if (!diff || base === UNBORN || diff.head !== base || diff.tree !== tree) return undefined;
+    return parseJudgedDiff(diff.raw, prefix);
+  };
+
   return {
     root: projectRoot,
     top,
     head,
+    judgedChanges,
     judge: (options) => serial(() => judgeNow(options)),
     commitJudged: (judged, subject) =>
       serial(async () => {
@@ -156,6 +180,8 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         return commit;
       }),
     async changedFiles(base, tree) {
+      const known = judgedChanges(base, tree);
+      if (known) return [...new Set(known.map((change) => change.path))].sort();
       const out = await runGit(projectRoot, [
         "diff-tree",
         "-r",

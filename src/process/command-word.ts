@@ -69,6 +69,7 @@ export async function programProblem(
   const quoted = shellQuote(word);
   const result = await execCommand({
     command: `command -v -- ${quoted} >/dev/null 2>&1 || ${quoted}`,
+    viaHelper: true,
     cwd,
     env,
     timeoutMs: LOOKUP_TIMEOUT_MS,

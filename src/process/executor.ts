@@ -4,55 +4,14 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { setTimeout as delay } from "node:timers/promises";
 import { noteCommand } from "./activity.js";
+import { type CommandHelperPool, createCommandHelperPool } from "./command-helper.js";
+import type { ExecOptions, ExecResult } from "./exec-types.js";
+import { execViaHelper } from "./exec-via-helper.js";
 import { OutputTail } from "./output-tail.js";
 import { processGroup } from "./process-group.js";
 import { MAX_TIMER_MS, within } from "./timeout.js";
 
-export interface ExecOptions {
-  command: string;
-  cwd: string;
-  env?: NodeJS.ProcessEnv;
-  /** Written to standard input, then closed. Without it standard input is closed at once. */
-  input?: string;
-  /** A positive number of milliseconds; past about 24.8 days it is capped there. */
-  timeoutMs: number;
-  /** Aborting kills the whole process group, like the timeout. */
-  signal?: AbortSignal;
-  /**
-   * How much of the combined output is kept (the tail), in characters (bytes for ASCII output); the rest
-   * is counted, not stored.
-   */
-  tailBytes?: number;
-  /** Between SIGTERM and SIGKILL. */
-  killGraceMs?: number;
-  /**
-   * A command line the shell is started under (bwrap's, up to `--`): it leads the process group then,
-   * and `/bin/sh -c command` runs inside it.
-   */
-  wrapper?: readonly string[];
-  /**
-   * The command is not meant to change files (tests, lint, typecheck): the judge afterwards checks that it
-   * did not with a stat pass instead of building the tree again (activity.ts). Unset: it may change them.
-   */
-  readsOnly?: boolean;
-  /** Sees every piece of output as it arrives. A listener that throws is not fatal; it is not called again. */
-  onOutput?: (chunk: string) => void;
-}
-
-export interface ExecResult {
-  command: string;
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  aborted: boolean;
-  durationMs: number;
-  /** The last `tailBytes` of stdout and stderr, interleaved as they arrived. */
-  output: string;
-  stderrTail: string;
-  /** Bytes of output the command wrote, all of it, kept or not. */
-  totalBytes: number;
-  spawnError?: string;
-}
+export type { ExecOptions, ExecResult };
 
 const DEFAULT_TAIL = 4 * 1024 * 1024;
 const STDERR_TAIL = 64 * 1024;
@@ -75,8 +34,15 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
   } catch (error) {
     return Promise.reject(error);
   }
-  const started = performance.now();
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const helpers = options.viaHelper && !options.onOutput ? commandHelpers() : undefined;
+  if (helpers) {
+    const ended = noteCommand(options.readsOnly !== true);
+    const result = execViaHelper(helpers, options, graceMs, options.tailBytes ?? DEFAULT_TAIL);
+    if (result) return result.finally(ended);
+    ended();
+  }
+  const started = performance.now();
   const tail = new OutputTail(options.tailBytes ?? DEFAULT_TAIL);
   const errTail = new OutputTail(STDERR_TAIL);
 
@@ -173,6 +139,16 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
     child.once("error", (error) => void settle(null, null, describeSpawnError(error, options.cwd)));
     child.once("exit", (code, signal) => void settle(code, signal));
   });
+}
+
+let helperPool: CommandHelperPool | undefined | null;
+
+/** The command helpers, started at first use; none with GANTRY_SPAWN_HELPER=0 (node forks every command then). */
+function commandHelpers(): CommandHelperPool | undefined {
+  if (helperPool === undefined)
+    helperPool =
+      process.env.GANTRY_SPAWN_HELPER !== "0" ? (createCommandHelperPool(process.env) ?? null) : null;
+  return helperPool ?? undefined;
 }
 
 /** Decodes a stream as UTF-8 without cutting characters that straddle chunks; returns the final flush. */

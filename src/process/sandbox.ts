@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { execCommand } from "./executor.js";
 import { findOnPath } from "./find-executable.js";
+import { gantryStateDirectory } from "./state-directory.js";
 
 export type SandboxMode = "auto" | "bwrap" | "off";
 
@@ -61,11 +62,7 @@ export function sandboxLayout(root: string, env: NodeJS.ProcessEnv = process.env
   };
 }
 
-/** gantry's own state, the ledger's keys among it (src/ledger/key.ts keeps them under `<this>/keys`). */
-export function gantryStateDirectory(env: NodeJS.ProcessEnv = process.env): string {
-  const state = env.XDG_STATE_HOME && isAbsolute(env.XDG_STATE_HOME) ? env.XDG_STATE_HOME : undefined;
-  return join(state ?? join(env.HOME || homedir(), ".local", "state"), "gantry");
-}
+export { gantryStateDirectory };
 
 /**
  * The bwrap command line that runs a session in `layout`, up to and including `--`: the command

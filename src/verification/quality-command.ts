@@ -16,6 +16,7 @@ export function runQualityCommand(
     // A fixer runs project tools the agent may have edited: it gets the agent's sandbox.
     ...(how.changesCode && run.sandbox ? { wrapper: run.sandbox } : {}),
     command,
+    viaHelper: true,
     cwd: run.root,
     readsOnly: how.changesCode !== true,
     timeoutMs: run.config.quality.timeoutSeconds * 1000,

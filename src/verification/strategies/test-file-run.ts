@@ -31,6 +31,7 @@ export async function runTestFile(options: {
   const command = scopedCommand(options.template, [options.file]);
   const outcome = await execCommand({
     command,
+    viaHelper: true,
     cwd: options.cwd,
     readsOnly: true,
     timeoutMs: options.timeoutMs,

@@ -22,9 +22,31 @@ export interface FileLines {
 /**
  * What changed from `base` (a commit or tree) to `tree`, relative to the project root, gantry's own and
  * dependency directories left out. Both sides are git objects: the judged tree, not the working files.
+ * `.gantry/` is left out of the comparison itself: the judged tree has none, so each of its files would
+ * show as deleted and could pair with an added file as a rename. `known`: the judge's own diff of the same
+ * two (no rename detection); when it deletes nothing no rename is possible, and it is the answer.
  */
-export async function treeChanges(root: string, base: string, tree: string): Promise<TreeChange[]> {
-  const out = await runGit(root, ["diff", "--name-status", "-M", "-z", "--relative", base, tree, "--"]);
+export async function treeChanges(
+  root: string,
+  base: string,
+  tree: string,
+  known?: readonly { status: "A" | "M" | "D" | "T"; path: string }[],
+): Promise<TreeChange[]> {
+  if (known && !known.some((change) => change.status === "D"))
+    return known
+      .filter((c) => !isSkipped(c.path))
+      .map((c) => ({ status: c.status, from: c.path, path: c.path }));
+  const out = await runGit(root, [
+    "diff",
+    "--name-status",
+    "-M",
+    "-z",
+    "--relative",
+    base,
+    tree,
+    "--",
+    ":(exclude).gantry",
+  ]);
   const fields = out.split("\0");
   const changes: TreeChange[] = [];
   for (let i = 0; i < fields.length; ) {
