@@ -1,7 +1,7 @@
 import { isAbsolute, join } from "node:path";
 import { InputError } from "../config/input-error.js";
 import type { Judged } from "../model/ledger.js";
-import { activity } from "../process/activity.js";
+import { activity, realTree } from "../process/activity.js";
 import { commitJudged } from "./commit.js";
 import { runGit, runGitSteps } from "./exec.js";
 import { gitReason } from "./git-error.js";
@@ -70,6 +70,9 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   };
 
   const dirs = { top, gitDir, commonDir };
+  // What ran that could reach this tree (activity.ts): another worktree's sandboxed session does not.
+  const reach = realTree(top);
+  const ranHere = () => activity(reach);
   let privateGit: PrivateGit | undefined;
 
   // One judge or commit at a time: they share the private index.
@@ -95,7 +98,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   const judgeNow = async (options: JudgeOptions = {}): Promise<Judged> => {
     const sha = await head();
     const s = await scope();
-    const now = activity();
+    const now = ranHere();
     if (last && last.sha === sha && now.running === 0 && now.writers === last.writers) {
       // Nothing ran since: the tree is the one judged. Only commands that do not change files ran: a stat
       // pass against the judged index says whether they did anyway.
@@ -120,7 +123,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   let ignored: { paths: Set<string>; started: number; sha: string } | undefined;
   const listings = ignoredBook(projectRoot, prefix, dirs);
   const listIgnored = async (before?: Set<string>): Promise<Set<string>> => {
-    const now = activity();
+    const now = ranHere();
     const sha = await head();
     const paths = await (before ? listings.since(before) : listings.list());
     ignored = now.running === 0 ? { paths, started: now.started, sha } : undefined;
@@ -211,7 +214,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       return compareAndRestore(top, { gitDir, commonDir }, before, after);
     },
     async ignoredPaths() {
-      const now = activity();
+      const now = ranHere();
       if (ignored && ignored.started === now.started && now.running === 0 && ignored.sha === (await head()))
         return ignored.paths;
       return listIgnored();

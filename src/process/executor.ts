@@ -7,6 +7,7 @@ import { noteCommand } from "./activity.js";
 import { OutputTail } from "./output-tail.js";
 import { processGroup } from "./process-group.js";
 import { MAX_TIMER_MS, within } from "./timeout.js";
+import { scopeOf } from "./wrapper-scope.js";
 
 export interface ExecOptions {
   command: string;
@@ -89,7 +90,8 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
 
     const shell = ["/bin/sh", "-c", options.command];
     const [bin, ...args] = options.wrapper?.length ? [...options.wrapper, ...shell] : shell;
-    const ended = noteCommand(options.readsOnly !== true);
+    // Under a sandbox that confines it to one tree (wrapper-scope.ts), it counts for that tree's judge alone.
+    const ended = noteCommand(options.readsOnly !== true, scopeOf(options.wrapper));
     const child = spawn(bin as string, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
