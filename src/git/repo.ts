@@ -6,7 +6,7 @@ import { commitJudged } from "./commit.js";
 import { runGit, runGitSteps } from "./exec.js";
 import { gitReason } from "./git-error.js";
 import type { GitRepo, JudgeOptions } from "./git-repo.js";
-import { headFromFiles } from "./head-file.js";
+import { branchFromHeadFile, headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredBook } from "./ignored-book.js";
 import { newIgnoredSources } from "./ignored-files.js";
@@ -286,6 +286,9 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       }
     },
     async branch() {
+      // The HEAD file names it when it can (one git program fewer a merge); git otherwise.
+      const fromFile = branchFromHeadFile(gitDir);
+      if (fromFile !== undefined) return fromFile ?? undefined;
       try {
         return (await raw(["symbolic-ref", "--quiet", "--short", "HEAD"])).trim() || undefined;
       } catch {
