@@ -29,7 +29,14 @@ describe("judges of parallel workers", () => {
     for (const root of roots) rmSync(root, { recursive: true, force: true });
   });
 
-  async function workers(sandbox: boolean) {
+  let made: ReturnType<typeof makeWorkers> | undefined;
+  /** One repository with worktrees A and B for every case (each case leaves both judged and clean enough). */
+  const workers = () => {
+    made ??= makeWorkers(true);
+    return made;
+  };
+
+  async function makeWorkers(sandbox: boolean) {
     const root = realpathSync(mkdtempSync(join(tmpdir(), "gantry-worker-judge-")));
     roots.push(root);
     git(root, "init", "-q", "-b", "main");
@@ -49,22 +56,33 @@ describe("judges of parallel workers", () => {
     return { a: await open("A"), b: await open("B"), tip };
   }
 
-  const inA = (a: { path: string; ctx: RunContext }, command: string, readsOnly: boolean) =>
+  /** A command in A's worktree: under A's sandbox (as its sessions and fixers run), or not (as its tests run). */
+  const inA = (
+    a: { path: string; ctx: RunContext },
+    command: string,
+    readsOnly: boolean,
+    sandboxed: boolean,
+  ) =>
     execCommand({
       command,
       cwd: a.path,
       timeoutMs: 20_000,
       readsOnly,
-      ...(a.ctx.sandbox ? { wrapper: a.ctx.sandbox } : {}),
+      ...(sandboxed && a.ctx.sandbox ? { wrapper: a.ctx.sandbox } : {}),
     });
 
   it("a command of worker A (no sandbox) that writes into B's worktree: B's next judge sees it", async () => {
-    const { a, b } = await workers(false);
+    const { a, b } = await workers();
     for (const readsOnly of [true, false]) {
       const before = await b.ctx.git.judge();
       assert.deepEqual(await b.ctx.git.judge(), before, "nothing ran: B's tree as judged");
       const file = `src/from-a-${readsOnly}.js`;
-      const done = await inA(a, `echo "written by A" > ${JSON.stringify(join(b.path, file))}`, readsOnly);
+      const done = await inA(
+        a,
+        `echo "written by A" > ${JSON.stringify(join(b.path, file))}`,
+        readsOnly,
+        false,
+      );
       assert.equal(done.exitCode, 0, done.output);
       const after = await b.ctx.git.judge();
       assert.notEqual(after.tree, before.tree, `readsOnly ${readsOnly}: B's judge sees the file`);
@@ -75,12 +93,13 @@ describe("judges of parallel workers", () => {
   it("A's sandboxed session writes its own worktree alone: A's judge sees it, B's record is untouched", {
     skip: noBwrap,
   }, async () => {
-    const { a, b } = await workers(true);
+    const { a, b } = await workers();
+    assert.ok(a.ctx.sandbox, "the worker has its sandbox");
     const judgedB = await b.ctx.git.judge();
     const before = await a.ctx.git.judge();
     const inB = join(b.path, "src", "sneaked.js");
     const bActivity = activity(realpathSync(b.path));
-    const done = await inA(a, `echo mine > src/a.js; echo sneaked > ${JSON.stringify(inB)}`, false);
+    const done = await inA(a, `echo mine > src/a.js; echo sneaked > ${JSON.stringify(inB)}`, false, true);
     assert.notEqual(done.exitCode, 0, "B's worktree is read-only in A's sandbox");
     assert.equal(existsSync(inB), false);
     assert.deepEqual(activity(realpathSync(b.path)), bActivity, "nothing B's judge needs to look again for");
@@ -91,7 +110,8 @@ describe("judges of parallel workers", () => {
   });
 
   it("gantry moving A onto a merged tree counts for A's judge, not for B's", async () => {
-    const { a, b, tip } = await workers(false);
+    const { a, b } = await workers();
+    const tip = git(a.path, "rev-parse", "HEAD");
     write(b.path, "src/b.js", "b\n");
     git(b.path, "add", "-A");
     git(b.path, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "b");
