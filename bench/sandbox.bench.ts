@@ -14,7 +14,7 @@ import { type Row, row } from "./harness.js";
 
 const SESSIONS = 40;
 
-async function timeSession(cwd: string, wrapper?: string[]): Promise<number> {
+async function timeSession(cwd: string, wrapper?: readonly string[]): Promise<number> {
   const started = performance.now();
   const result = await execCommand({
     command: "true",

@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { OBJECT_ID, packedRefs } from "./ref-files.js";
 
@@ -38,5 +38,24 @@ function readIfExists(path: string): string | undefined {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
+  }
+}
+
+/**
+ * The branch HEAD names, read from the HEAD file: null when HEAD is detached (a commit id), undefined when
+ * the file does not tell (reftable keeps a placeholder there, GIT_COMMON_DIR set, anything unusual).
+ */
+export function branchFromHeadFile(gitDir: string): string | null | undefined {
+  if (process.env.GIT_COMMON_DIR || process.env.GIT_DIR) return undefined;
+  try {
+    if (existsSync(join(commonDir(gitDir), "reftable"))) return undefined;
+    const head = readFileSync(join(gitDir, "HEAD"), "utf8").trim();
+    if (OBJECT_ID.test(head)) return null;
+    const name = /^ref: refs\/heads\/(\S+)$/.exec(head)?.[1];
+    if (name === undefined || name.split("/").some((part) => part === "" || part === "." || part === ".."))
+      return undefined;
+    return name;
+  } catch {
+    return undefined;
   }
 }

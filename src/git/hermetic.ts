@@ -40,8 +40,9 @@ export async function createPrivateGit(dirs: RepositoryDirs): Promise<PrivateGit
   mkdirSync(join(dir, "refs"));
   mkdirSync(join(dir, "info"));
   writeFileSync(join(dir, "HEAD"), "ref: refs/heads/gantry-private\n");
-  writeFileSync(join(dir, "config"), await privateConfig(dirs.top));
-  writeFileSync(join(dir, "info", "exclude"), await excludeRules(dirs));
+  const { config, exclude } = await repositorySettings(dirs);
+  writeFileSync(join(dir, "config"), config);
+  writeFileSync(join(dir, "info", "exclude"), exclude);
   return {
     dir,
     env: {
@@ -58,6 +59,54 @@ export async function createPrivateGit(dirs: RepositoryDirs): Promise<PrivateGit
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** What a private git takes from the repository, by common directory: the same for each of its worktrees. */
+const settingsByRepository = new Map<string, Promise<{ config: string; exclude: string }>>();
+
+/**
+ * The private config and exclude rules, read once a run for all the worktrees of one repository (each
+ * parallel story opens one) when nothing in git's config can differ between them: no worktree config
+ * and no include (an `includeIf "gitdir:"` or `"onbranch:"` could name another file for another worktree).
+ */
+function repositorySettings(dirs: RepositoryDirs): Promise<{ config: string; exclude: string }> {
+  const read = async () => ({ config: await privateConfig(dirs.top), exclude: await excludeRules(dirs) });
+  if (!sameForEveryWorktree(dirs)) return read();
+  let settings = settingsByRepository.get(dirs.commonDir);
+  if (!settings) {
+    settings = read();
+    settingsByRepository.set(dirs.commonDir, settings);
+    settings.catch(() => settingsByRepository.delete(dirs.commonDir));
+  }
+  return settings;
+}
+
+function sameForEveryWorktree(dirs: RepositoryDirs): boolean {
+  if (existsSync(join(dirs.gitDir, "config.worktree"))) return false;
+  const xdg = process.env.XDG_CONFIG_HOME || join(homedir(), ".config");
+  const files = [
+    join(dirs.commonDir, "config"),
+    join(process.env.HOME || homedir(), ".gitconfig"),
+    join(xdg, "git", "config"),
+    "/etc/gitconfig",
+    process.env.GIT_CONFIG_GLOBAL,
+    process.env.GIT_CONFIG_SYSTEM,
+  ];
+  for (const file of files) {
+    if (!file) continue;
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
+      return false;
+    }
+    if (/include/i.test(text)) return false;
+  }
+  // Config given in the environment is the same for every worktree; an include in it is not looked for.
+  return !Object.keys(process.env).some(
+    (name) => name.startsWith("GIT_CONFIG_KEY_") || name === "GIT_CONFIG_PARAMETERS",
+  );
 }
 
 /** Only what is needed to read the repository's objects: its format and extensions (sha256, …). */

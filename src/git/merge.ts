@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { noteCommand } from "../process/activity.js";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
@@ -31,23 +31,27 @@ export async function mergeTrees(cwd: string, ours: string, theirs: string): Pro
 
 /** Puts a worktree's index and files from commit `from` to tree `to` (both must be what it holds and wants). */
 export async function moveWorktree(cwd: string, from: string, to: string): Promise<void> {
-  await writingFiles(() =>
+  await writingFiles(cwd, () =>
     runGit(cwd, ["-c", "core.hooksPath=/dev/null", "read-tree", "-m", "-u", from, to]),
   );
 }
 
 /** Back to exactly `commit`: index and tracked files; what the merge added is removed. */
 export async function resetWorktree(cwd: string, commit: string): Promise<void> {
-  await writingFiles(() => runGit(cwd, ["-c", "core.hooksPath=/dev/null", "reset", "-q", "--hard", commit]));
+  await writingFiles(cwd, () =>
+    runGit(cwd, ["-c", "core.hooksPath=/dev/null", "reset", "-q", "--hard", commit]),
+  );
 }
 
 /**
  * A git command that writes a working tree's files counts as a command that may change them (activity.ts):
  * the judge's cache would otherwise take the tree it judged before for the one on disk when nothing else
- * ran in between, and verdicts for one tree would be bound to another.
+ * ran in between, and verdicts for one tree would be bound to another. It writes the files of the worktree
+ * at `tree` (git never writes through a symlink in a path it checks out) and nothing else: a judge of any
+ * other worktree need not count it.
  */
-async function writingFiles<T>(work: () => Promise<T>): Promise<T> {
-  const ended = noteCommand(true);
+async function writingFiles<T>(tree: string, work: () => Promise<T>): Promise<T> {
+  const ended = noteCommand(true, { tree, shielded: ["/"] });
   try {
     return await work();
   } finally {
@@ -159,11 +163,29 @@ export async function followBranch(top: string, prefix: string, from: string, to
     if (parts[i] === "D") removed.push(path);
     else written.push(path);
   }
-  await writingFiles(async () => {
+  await writingFiles(top, async () => {
     await runGit(top, ["read-tree", to]);
     for (let i = 0; i < written.length; i += 500)
       await runGit(top, ["checkout-index", "-f", "-q", "--", ...written.slice(i, i + 500)]);
-    for (const path of removed) rmSync(join(top, path), { force: true });
+    for (const path of removed) removeInTree(top, path);
   });
   return [...written, ...removed];
+}
+
+/**
+ * Removes `path` from the tree at `top`, as git would: not through a folder that is a symlink (the file is
+ * not in this tree then, and the link's target, another worktree perhaps, is not this tree's to change).
+ */
+function removeInTree(top: string, path: string): void {
+  const parts = path.split("/");
+  let at = top;
+  for (const part of parts.slice(0, -1)) {
+    at = join(at, part);
+    try {
+      if (!lstatSync(at).isDirectory()) return;
+    } catch {
+      return;
+    }
+  }
+  rmSync(join(top, path), { force: true });
 }

@@ -53,3 +53,22 @@ export function refsFromFiles(commonDir: string): Map<string, string> | undefine
   }
   return map;
 }
+
+/**
+ * One ref's id from the files (a loose ref over packed-refs), as git looks it up: null when neither has it,
+ * undefined when this cannot tell (reftable, GIT_COMMON_DIR set, a symbolic or unreadable ref file), and the
+ * caller asks git.
+ */
+export function refFromFiles(commonDir: string, ref: string): string | null | undefined {
+  if (process.env.GIT_COMMON_DIR) return undefined;
+  if (!ref.startsWith("refs/") || ref.split("/").some((part) => part === "" || part === "." || part === ".."))
+    return undefined;
+  if (existsSync(join(commonDir, "reftable"))) return undefined;
+  try {
+    const loose = readFileSync(join(commonDir, ref), "utf8").trim();
+    return OBJECT_ID.test(loose) ? loose : undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return undefined;
+  }
+  return packedRefs(commonDir).get(ref) ?? null;
+}

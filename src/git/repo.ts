@@ -1,12 +1,12 @@
 import { isAbsolute, join } from "node:path";
 import { InputError } from "../config/input-error.js";
 import type { Judged } from "../model/ledger.js";
-import { activity } from "../process/activity.js";
+import { activity, realTree } from "../process/activity.js";
 import { commitJudged } from "./commit.js";
 import { runGit, runGitSteps } from "./exec.js";
 import { gitReason } from "./git-error.js";
 import type { GitRepo, JudgeOptions } from "./git-repo.js";
-import { headFromFiles } from "./head-file.js";
+import { branchFromHeadFile, headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredBook } from "./ignored-book.js";
 import { newIgnoredSources } from "./ignored-files.js";
@@ -72,6 +72,9 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   };
 
   const dirs = { top, gitDir, commonDir };
+  // What ran that could reach this tree (activity.ts): another worktree's sandboxed session does not.
+  const reach = realTree(top);
+  const ranHere = () => activity(reach);
   let privateGit: PrivateGit | undefined;
 
   // One judge or commit at a time: they share the private index.
@@ -106,7 +109,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   const judgeNow = async (options: JudgeOptions = {}): Promise<Judged> => {
     const sha = await head();
     const s = await scope();
-    const now = activity();
+    const now = ranHere();
     if (last && last.sha === sha && now.running === 0 && now.writers === last.writers) {
       // Nothing ran since: the tree is the one judged. Only commands that do not change files ran: a stat
       // pass against the judged index says whether they did anyway.
@@ -136,7 +139,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
   let ignored: { paths: Set<string>; started: number; sha: string } | undefined;
   const listings = ignoredBook(projectRoot, prefix, dirs);
   const listIgnored = async (before?: Set<string>): Promise<Set<string>> => {
-    const now = activity();
+    const now = ranHere();
     const sha = await head();
     const paths = await (before ? listings.since(before) : listings.list());
     ignored = now.running === 0 ? { paths, started: now.started, sha } : undefined;
@@ -237,7 +240,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       return compareAndRestore(top, { gitDir, commonDir }, before, after);
     },
     async ignoredPaths() {
-      const now = activity();
+      const now = ranHere();
       if (ignored && ignored.started === now.started && now.running === 0 && ignored.sha === (await head()))
         return ignored.paths;
       return listIgnored();
@@ -309,6 +312,9 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
       }
     },
     async branch() {
+      // The HEAD file names it when it can (one git program fewer a merge); git otherwise.
+      const fromFile = branchFromHeadFile(gitDir);
+      if (fromFile !== undefined) return fromFile ?? undefined;
       try {
         return (await raw(["symbolic-ref", "--quiet", "--short", "HEAD"])).trim() || undefined;
       } catch {

@@ -10,6 +10,7 @@ import { execViaHelper } from "./exec-via-helper.js";
 import { OutputTail } from "./output-tail.js";
 import { processGroup } from "./process-group.js";
 import { MAX_TIMER_MS, within } from "./timeout.js";
+import { scopeOf } from "./wrapper-scope.js";
 
 export type { ExecOptions, ExecResult };
 
@@ -55,7 +56,8 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
 
     const shell = ["/bin/sh", "-c", options.command];
     const [bin, ...args] = options.wrapper?.length ? [...options.wrapper, ...shell] : shell;
-    const ended = noteCommand(options.readsOnly !== true);
+    // Under a sandbox that confines it to one tree (wrapper-scope.ts), it counts for that tree's judge alone.
+    const ended = noteCommand(options.readsOnly !== true, scopeOf(options.wrapper));
     const child = spawn(bin as string, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,

@@ -4,6 +4,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { execCommand } from "./executor.js";
 import { findOnPath } from "./find-executable.js";
 import { gantryStateDirectory } from "./state-directory.js";
+import { confine, scopeOf } from "./wrapper-scope.js";
 
 export type SandboxMode = "auto" | "bwrap" | "off";
 
@@ -72,7 +73,7 @@ export { gantryStateDirectory };
  * already (TIOCSTI has no terminal to reach), and staying in the process group lets a timeout's SIGTERM
  * reach the agent for its grace period.
  */
-export function bwrapArgs(layout: SandboxLayout, bwrap = "bwrap"): string[] {
+export function bwrapArgs(layout: SandboxLayout, bwrap = "bwrap"): readonly string[] {
   const args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   for (const dir of layout.writable) args.push("--bind", dir, dir);
   for (const path of layout.readOnlyUnder ?? []) args.push("--ro-bind", path, path);
@@ -80,7 +81,11 @@ export function bwrapArgs(layout: SandboxLayout, bwrap = "bwrap"): string[] {
   for (const path of layout.readOnly) args.push("--ro-bind", path, path);
   for (const path of layout.hidden) args.push("--tmpfs", path);
   args.push(...ISOLATION, "--");
-  return args;
+  // What the binds prove (activity.ts): of the trees gantry judges, commands here write `root` alone, and
+  // nothing in a folder bound read-only (or hidden) over every writable bind above it: `readOnlyUnder`
+  // comes after `writable`, `readOnly` and `hidden` after the tree.
+  const shielded = [...(layout.readOnlyUnder ?? []), ...layout.readOnly, ...layout.hidden];
+  return confine(args, { tree: layout.root, shielded });
 }
 
 export interface SandboxSupport {
@@ -129,7 +134,7 @@ async function trial(path: string): Promise<SandboxSupport> {
 /** How the run's sessions are sandboxed, decided once at the start of a run from `agent.sandbox`. */
 export type SandboxDecision =
   /** Sessions run under this wrapper (bwrap's command line, up to `--`). */
-  | { kind: "sandboxed"; wrapper: string[] }
+  | { kind: "sandboxed"; wrapper: readonly string[] }
   /** Sessions run unsandboxed; `warning` is said once for the run when the user did not ask for that. */
   | { kind: "unsandboxed"; warning?: string }
   /** `bwrap` was required and does not work: the run must not start. */
@@ -184,13 +189,15 @@ export async function sandboxStatusLine(
  * it (role `review`). Throws when the wrapper does not bind `root` writable as bwrapArgs does: a session
  * must never run with a tree writable that was meant to be read-only.
  */
-export function withTreeReadOnly(wrapper: readonly string[], root: string): string[] {
+export function withTreeReadOnly(wrapper: readonly string[], root: string): readonly string[] {
   const tree = resolve(root);
   const args = [...wrapper];
   for (let i = 0; i + 2 < args.length; i += 1) {
     if (args[i] === "--bind" && args[i + 1] === tree && args[i + 2] === tree) {
       args[i] = "--ro-bind";
-      return args;
+      // Less writable than the wrapper it came from: the same reach holds.
+      const scope = scopeOf(wrapper);
+      return scope ? confine(args, scope) : args;
     }
   }
   throw new Error(`the sandbox does not bind ${tree}; cannot make it read-only`);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -81,6 +81,22 @@ describe("commitMerge and followBranch", () => {
     assert.deepEqual(changed, ["src/b.js"]);
     assert.equal(readFileSync(join(root, "src/b.js"), "utf8"), "b\n");
     assert.equal(git(root, "status", "--porcelain"), "");
+  });
+
+  it("following a removal does not remove through a folder that is a symlink (another tree's file behind it)", async () => {
+    const { root, base } = fixture();
+    git(root, "checkout", "-q", "-b", "gone", base);
+    git(root, "rm", "-q", "src/a.js");
+    git(root, "commit", "-q", "-m", "gone");
+    const gone = git(root, "rev-parse", "HEAD");
+    git(root, "checkout", "-q", "main");
+    const elsewhere = mkdtempSync(join(tmpdir(), "gantry-merge-elsewhere-"));
+    write(elsewhere, "a.js", "not this tree's\n");
+    rmSync(join(root, "src"), { recursive: true, force: true });
+    symlinkSync(elsewhere, join(root, "src"));
+    assert.deepEqual(await followBranch(root, "", base, gone), ["src/a.js"]);
+    assert.equal(readFileSync(join(elsewhere, "a.js"), "utf8"), "not this tree's\n");
+    rmSync(elsewhere, { recursive: true, force: true });
   });
 });
 

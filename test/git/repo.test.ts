@@ -86,4 +86,21 @@ describe("git repo wrapper", () => {
     assert.deepEqual(await repo_.headAndTree(), revParse());
     repo_.close();
   });
+
+  it("the branch HEAD names, as git says it: a nested name, a linked worktree's own, none when detached", async () => {
+    const root = repo();
+    const main = await openRepo(root);
+    assert.equal(await main.branch(), "main");
+    git(root, "checkout", "-q", "-b", "feature/x");
+    assert.equal(await main.branch(), "feature/x");
+    const linked = join(root, ".git", "wt");
+    git(root, "worktree", "add", "-q", "-b", "gantry/f/story-A", linked);
+    const inLinked = await openRepo(linked);
+    assert.equal(await inLinked.branch(), "gantry/f/story-A");
+    assert.equal(await main.branch(), "feature/x", "each worktree its own HEAD");
+    git(root, "checkout", "-q", "--detach");
+    assert.equal(await main.branch(), undefined);
+    main.close();
+    inLinked.close();
+  });
 });

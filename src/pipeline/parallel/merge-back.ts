@@ -70,7 +70,7 @@ export async function mergeStory(
 ): Promise<MergeOutcome> {
   const { worktree } = worker;
   const tip = await run.git.head();
-  const storyTip = await refTip(home.top, worktree.branch);
+  const storyTip = await refTip(home.top, worktree.branch, home.commonDir);
   if (!storyTip || storyTip === worktree.base)
     return { outcome: "failed", reason: "the story's branch holds no commit to merge" };
   const merged = await mergeTrees(home.top, tip, storyTip);

@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { runGit } from "../../git/exec.js";
 import type { RefBook } from "../../git/ref-book.js";
@@ -95,11 +95,15 @@ export async function openStoryWorktree(
   const path = worktreePath(home, storyId);
   const branch = storyBranch(home.feature, storyId);
   return book.exclusive(async () => {
-    await runGit(home.top, ["worktree", "prune"]).catch(() => undefined);
-    // A folder git no longer knows as a worktree is what a removal cut short left: its work is in the branch.
-    const known = (await listWorktrees(home.top)).some((w) => w.path === path);
-    if (!known && existsSync(path)) rmSync(path, { recursive: true, force: true });
-    const existing = await refTip(home.top, branch);
+    // git's worktree records are read only when something may be left over: the folder, or a record of
+    // a worktree whose folder is gone (a removal cut short); else they hold nothing to tidy.
+    if (existsSync(path) || !everyWorktreeThere(home.commonDir)) {
+      await runGit(home.top, ["worktree", "prune"]).catch(() => undefined);
+      // A folder git no longer knows as a worktree is what a removal cut short left: its work is in the branch.
+      const known = (await listWorktrees(home.top)).some((w) => w.path === path);
+      if (!known && existsSync(path)) rmSync(path, { recursive: true, force: true });
+    }
+    const existing = await refTip(home.top, branch, home.commonDir);
     if (existing) {
       await runGit(home.top, [
         "-c",
@@ -120,6 +124,28 @@ export async function openStoryWorktree(
 }
 
 /**
+ * Whether every linked worktree git has a record of (`<common dir>/worktrees/<id>/gitdir`, the path of
+ * its `.git` file) is still there; false when a record does not read as one.
+ */
+function everyWorktreeThere(commonDir: string): boolean {
+  let ids: string[];
+  try {
+    ids = readdirSync(join(commonDir, "worktrees"));
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT";
+  }
+  for (const id of ids) {
+    try {
+      const gitFile = readFileSync(join(commonDir, "worktrees", id, "gitdir"), "utf8").trim();
+      if (!isAbsolute(gitFile) || !existsSync(gitFile)) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
  * Removes a story's worktree and branch once nothing in them can be lost: the branch's commits are
  * reachable from the feature branch (`merged`), or, when not, first kept under `refs/gantry/failed/<id>`.
  * Returns the ref the work was kept in, if one was needed.
@@ -131,11 +157,11 @@ export async function retireStoryWorktree(
   merged: boolean,
 ): Promise<string | undefined> {
   return book.exclusive(async () => {
-    const tip = await refTip(home.top, worktree.branch);
+    const tip = await refTip(home.top, worktree.branch, home.commonDir);
     let kept: string | undefined;
     if (tip && !merged && tip !== worktree.base) {
       kept = failedRef(worktree.storyId);
-      const previous = await refTip(home.top, kept);
+      const previous = await refTip(home.top, kept, home.commonDir);
       // A story set aside before (a merge that failed, then its rerun failing too) keeps that work as well.
       if (previous && previous !== tip && !(await isAncestor(home.top, previous, tip)))
         await keepEarlier(home, book, worktree.storyId, previous);
@@ -160,7 +186,7 @@ async function keepEarlier(
 ): Promise<void> {
   for (let n = 1; ; n++) {
     const ref = earlierFailedRef(storyId, n);
-    const there = await refTip(home.top, ref);
+    const there = await refTip(home.top, ref, home.commonDir);
     if (there === commit) return;
     if (there !== undefined) continue;
     await swapRef(home.top, ref, commit, undefined, `gantry: ${storyId} set aside earlier`);

@@ -130,6 +130,8 @@ export async function walkInParallel(
       mergeStory(run, home, book, { ctx: worker.ctx, worktree }, story, {
         follow,
         judgedInWorktree: judgedHere,
+        // The story's commit is completion's, made here with this subject: git need not be asked for it.
+        ...(judgedHere ? { subject: `gantry: merge ${commitSubject(story.id, story.title)}` } : {}),
       }),
     );
     worker.close();

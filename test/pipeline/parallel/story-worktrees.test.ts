@@ -65,4 +65,22 @@ describe("retireStoryWorktree", () => {
     await retireStoryWorktree(home, book, worktree, true);
     assert.equal(git(root, "worktree", "list").trim().split("\n").length, 1);
   });
+
+  it("a story's worktree opens again over what a lost one left: its folder, or only git's record of it", async () => {
+    const { root, home, book } = await fixture();
+    const tip = git(root, "rev-parse", "HEAD");
+    const first = await openStoryWorktree(home, book, "F", tip);
+    // The folder gone by hand, git's record left behind, the branch still there: the branch is checked out anew.
+    rmSync(first.path, { recursive: true, force: true });
+    const again = await openStoryWorktree(home, book, "F", tip);
+    assert.equal(again.path, first.path);
+    assert.equal(existsSync(join(again.path, "src", "a.js")), true);
+    assert.equal(git(root, "worktree", "list").trim().split("\n").length, 2, "one record of it");
+    // No record left, the folder still there (a removal cut short): it is cleared and made again.
+    await retireStoryWorktree(home, book, again, true);
+    write(again.path, "src/left.js", "left\n");
+    const third = await openStoryWorktree(home, book, "F", tip);
+    assert.equal(existsSync(join(third.path, "src", "left.js")), false);
+    assert.equal(git(third.path, "status", "--porcelain"), "");
+  });
 });
