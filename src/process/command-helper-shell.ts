@@ -5,7 +5,8 @@
  * vector. On fd 3: `p PID` once the child started (it leads its own process group: `set -m`), `e CODE` when
  * it ended, `x 125` for a request that could not be read. The child's stdin is the input file and its
  * stdout and stderr both go to the output file, a fresh one each request: nothing the child leaves behind
- * can write into a later command's output. The helper's own variables start with `__g` so that an exported
+ * can write into a later command's output. The file is opened to append, so that gantry can empty it while
+ * the child writes (exec-via-helper.ts bounds its size). The helper's own variables start with `__g` so that an exported
  * variable of the user's environment is not changed by the script.
  */
 export function commandHelperScript(): string {
@@ -22,7 +23,7 @@ export function commandHelperScript(): string {
     "__gw=$!",
     "while IFS= read -r __greq; do",
     "  eval \"set -- $__greq\" || { printf 'x 125\\n' >&3; continue; }",
-    '  ( exec <"$2" >"$3" 2>&1 3>&- || exit 126',
+    '  ( exec <"$2" >>"$3" 2>&1 3>&- || exit 126',
     '    cd -- "$1" || exit 126',
     "    __gn=$4; shift 4",
     '    while [ "$__gn" -gt 0 ]; do export "$1"; shift; __gn=$((__gn - 1)); done',

@@ -1,4 +1,13 @@
-import { closeSync, fstatSync, openSync, readSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  openSync,
+  readSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -14,6 +23,12 @@ const LINE_SEARCH = 4096;
 const GROUP_POLL_MS = 25;
 /** A helper that has not said the command ended this long after its kill is given up. */
 const NO_REPLY_MS = 10_000;
+/**
+ * Past this size the output file's tail is taken into memory and the file emptied (the child appends to it):
+ * a command that prints without end fills no disk. What it writes between that read and the emptying is lost.
+ */
+const maxOutputFile = () => Number(process.env.GANTRY_OUTPUT_FILE_MAX_BYTES) || 64 * 1024 * 1024;
+const SIZE_CHECK_MS = 500;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 let sequence = 0;
 
@@ -99,6 +114,18 @@ export function execViaHelper(
       },
       Math.min(options.timeoutMs, MAX_TIMER_MS),
     );
+    const tail = new OutputTail(tailBytes);
+    const errTail = new OutputTail(STDERR_TAIL);
+    const take = (text: { text: string; size: number }) => {
+      tail.push(text.text, text.size);
+      errTail.push(text.text.slice(-STDERR_TAIL));
+    };
+    const sizeWatch = setInterval(() => {
+      if (fileSize(outputFile) <= maxOutputFile()) return;
+      take(readTail(outputFile, tailBytes + LINE_SEARCH));
+      truncateSync(outputFile, 0);
+    }, SIZE_CHECK_MS);
+    sizeWatch.unref();
     const onAbort = () => {
       aborted = true;
       terminate();
@@ -108,6 +135,7 @@ export function execViaHelper(
 
     void start.ended.then(async (end) => {
       clearTimeout(timer);
+      clearInterval(sizeWatch);
       options.signal?.removeEventListener("abort", onAbort);
       const group = processGroup(pid);
       if (termSentAt !== undefined) {
@@ -119,11 +147,7 @@ export function execViaHelper(
       clearTimeout(noReply);
       // Whatever the command left running in its group goes with it.
       group.signal("SIGKILL");
-      const tail = new OutputTail(tailBytes);
-      const errTail = new OutputTail(STDERR_TAIL);
-      const text = readTail(outputFile, tailBytes + LINE_SEARCH);
-      tail.push(text.text, text.size);
-      errTail.push(text.text.slice(-STDERR_TAIL));
+      take(readTail(outputFile, tailBytes + LINE_SEARCH));
       for (const file of [outputFile, inputFile]) if (file !== "/dev/null") removeQuietly(file);
       const code = "code" in end ? end.code : undefined;
       const stopped = timedOut || aborted;
@@ -169,6 +193,14 @@ function readTail(path: string, limit: number): { text: string; size: number } {
     return { text: buffer.toString("utf8", from, read), size };
   } finally {
     closeSync(fd);
+  }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
   }
 }
 

@@ -37,8 +37,9 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
   }
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const helpers = options.viaHelper && !options.onOutput ? commandHelpers() : undefined;
+  // Under a sandbox that confines a command to one tree (wrapper-scope.ts), it counts for that tree's judge alone.
   if (helpers) {
-    const ended = noteCommand(options.readsOnly !== true);
+    const ended = noteCommand(options.readsOnly !== true, scopeOf(options.wrapper));
     const result = execViaHelper(helpers, options, graceMs, options.tailBytes ?? DEFAULT_TAIL);
     if (result) return result.finally(ended);
     ended();
@@ -56,7 +57,6 @@ export function execCommand(options: ExecOptions): Promise<ExecResult> {
 
     const shell = ["/bin/sh", "-c", options.command];
     const [bin, ...args] = options.wrapper?.length ? [...options.wrapper, ...shell] : shell;
-    // Under a sandbox that confines it to one tree (wrapper-scope.ts), it counts for that tree's judge alone.
     const ended = noteCommand(options.readsOnly !== true, scopeOf(options.wrapper));
     const child = spawn(bin as string, args, {
       cwd: options.cwd,

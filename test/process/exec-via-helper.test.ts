@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -77,6 +77,30 @@ describe("commands started by the command helper", { skip: !hasBash && "no bash 
     assert.match(r.output, /^line é \d+\n/);
     assert.match(r.output, /line é 2999\n$/);
     assert.ok(r.totalBytes > 30_000);
+  });
+
+  it("bounds the output file on disk: past its limit the tail is kept in memory and the file emptied", async () => {
+    process.env.GANTRY_OUTPUT_FILE_MAX_BYTES = String(1_000_000);
+    let largest = 0;
+    const watch = setInterval(() => {
+      for (const name of readdirSync(pool?.directory ?? ""))
+        largest = Math.max(largest, statSync(join(pool?.directory ?? "", name)).size);
+    }, 50);
+    try {
+      const r = await run(
+        "i=0; while [ $i -lt 6 ]; do head -c 600000 /dev/zero | tr '\\0' x; echo; sleep 0.6; i=$((i + 1)); done; echo END",
+        { tailBytes: 700_000 },
+      );
+      assert.equal(r.exitCode, 0);
+      assert.equal(r.totalBytes, 6 * 600_001 + 4, "every byte counted");
+      const end = `${"x".repeat(600_000)}\nEND\n`;
+      assert.ok(r.output.endsWith(end) && r.output.length <= 700_000, "the tail is whole across an emptying");
+      assert.ok(/^x+\n/.test(r.output.slice(0, r.output.length - end.length)), "and starts at a line");
+      assert.ok(largest > 0 && largest < 1_900_000, `the file reached ${largest} bytes of 3.6 MB written`);
+    } finally {
+      clearInterval(watch);
+      delete process.env.GANTRY_OUTPUT_FILE_MAX_BYTES;
+    }
   });
 
   it("kills the whole group past the timeout after its grace period, and reports the signal", async () => {
