@@ -69,6 +69,13 @@ describe("the judge's git programs and its memory of judged trees", () => {
     write(root, "src/b.js", "export const b = 1;\n");
     const changed = await judgeTree(scope, head);
     assert.deepEqual(scope.sameAsHead, { head, tree: changed, same: false });
+    assert.equal(scope.lastDiff?.head, head);
+    assert.equal(scope.lastDiff?.tree, changed);
+    assert.match(
+      scope.lastDiff?.raw ?? "",
+      /^:000000 100644 0{40} [0-9a-f]{40} A\0src\/b\.js\0$/,
+      "the diff it read, kept",
+    );
     assert.deepEqual(commands(), ["add", "write-tree", "diff-tree"], "the index is already on HEAD");
 
     symlinkSync("a.js", join(root, "src/link.js"));
