@@ -108,7 +108,14 @@ export class RunWatcher {
    */
   readEvents(): boolean {
     const before = this.version;
-    for (const event of this.tail.read()) this.apply(event);
+    for (const event of this.tail.read()) {
+      try {
+        this.apply(event);
+      } catch {
+        // A line that is not the event its type names (a bug, or the file edited by hand) is skipped: the
+        // server keeps serving every other run and line.
+      }
+    }
     return this.version !== before;
   }
 

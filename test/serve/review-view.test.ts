@@ -110,3 +110,17 @@ describe("a run's view of the review panel's decisions (from events.jsonl)", () 
     );
   });
 });
+
+describe("a run's view from an events.jsonl with malformed lines", () => {
+  it("skips an event missing what its type carries, and keeps folding the lines after it", () => {
+    const run = fakeRun();
+    run.append({ type: "story:complete" });
+    run.append({ type: "story:fail", story: null });
+    run.append({ type: "gate:verdict" });
+    run.append({ type: "stage:enter", storyId: "US-2", stage: "review" });
+    const watcher = new RunWatcher(run.root, RUN_ID);
+    assert.doesNotThrow(() => watcher.refresh());
+    const us2 = watcher.view().stories.find((s) => s.id === "US-2");
+    assert.equal(us2?.stage, "review");
+  });
+});
