@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -48,18 +49,27 @@ async function play(
     env: { GANTRY_CHAOS_MARKER: marker },
     timeoutMs: 150_000,
   });
-  let peakRssMb = 0;
-  const sampler = setInterval(() => {
-    try {
-      const status = readFileSync(`/proc/${running.child.pid}/status`, "utf8");
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
-      peakRssMb = Math.max(peakRssMb, kb / 1024);
-    } catch {
-      // Exited.
-    }
-  }, 50);
+  // gantry's peak RSS (VmHWM) read by a shell of its own: a timer here could starve while the tests
+  // running beside this one build their projects synchronously.
+  const pid = String(running.child.pid);
+  const sampler = spawn(
+    "/bin/sh",
+    [
+      "-c",
+      'while kill -0 "$1" 2>/dev/null; do grep -h VmHWM "/proc/$1/status" 2>/dev/null; sleep 0.05; done',
+      "sh",
+      pid,
+    ],
+    { stdio: ["ignore", "pipe", "ignore"] },
+  );
+  let samples = "";
+  sampler.stdout.on("data", (chunk) => {
+    samples += chunk;
+  });
+  const sampled = new Promise((done) => sampler.once("close", done));
   const result = await running.done;
-  clearInterval(sampler);
+  await sampled;
+  const peakRssMb = Math.max(0, ...[...samples.matchAll(/VmHWM:\s+(\d+)/g)].map((m) => Number(m[1]) / 1024));
   const left = markedProcesses(marker);
   await reapMarked(marker);
   const dir = runDirsOf(root).at(-1);
