@@ -29,7 +29,7 @@ describe("gantry commands", { concurrency: 2 }, () => {
     const before = readFileSync(prdPath, "utf8");
     for (const args of [["validate"], ["run", "--feature", "f", "--allow-dirty"]]) {
       const bad = await gantry(root, args);
-      assert.equal(bad.code, 2, args.join(" "));
+      assert.equal(bad.code, 2, `${args.join(" ")}: ${bad.stderr}`);
       assert.equal(bad.stderr.trim().split("\n").length, 1);
       assert.match(
         bad.stderr,

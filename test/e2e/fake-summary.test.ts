@@ -32,7 +32,7 @@ describe("an agent whose production code prints another runner's pass summary", 
       config: config("node --test --test-reporter=spec test/"),
     });
     const result = await gantry(root, ["run", "--feature", "f"]);
-    assert.equal(result.code, 1, result.stdout);
+    assert.equal(result.code, 1, `${result.stdout}\n${result.stderr}`);
     assert.equal(prdStories(root)["US-1"]?.status, "failed");
     const verify = verifyEntries(root);
     assert.ok(verify.length > 0);

@@ -184,6 +184,30 @@ describe("test configuration changes (real repositories)", () => {
         evidence: 'quality.commands.lint: "biome" → "true"; quality.commands.test: "node --test" → "true"',
       },
     );
+    write(root, ".gantry/config.json", text({ test: 1 as unknown as string, lint: "biome" }));
+    assert.equal(
+      (await qualityCommandsChange({ root, base, loaded: { test: "node --test", lint: "biome" } }))?.evidence,
+      'quality.commands.test: "node --test" → "1"',
+    );
+    const numbers = repo({ ".gantry/config.json": text({ test: "1" }) });
+    write(numbers.root, ".gantry/config.json", text({ test: 1 as unknown as string }));
+    assert.deepEqual(await qualityCommandsChange({ root: numbers.root, base: numbers.base, loaded: {} }), {
+      file: ".gantry/config.json",
+      evidence: "quality.commands changed",
+    });
+    rmSync(join(numbers.root, ".gantry/config.json"));
+    assert.equal(
+      (await qualityCommandsChange({ root: numbers.root, base: numbers.base, loaded: { test: "1" } }))
+        ?.evidence,
+      'quality.commands.test: "1" → null',
+      "the config deleted: its commands are gone, not unreadable",
+    );
+    const noQuality = repo({ ".gantry/config.json": '{ "quality": "none" }\n' });
+    write(noQuality.root, ".gantry/config.json", '{ "agent": {} }\n');
+    assert.equal(
+      await qualityCommandsChange({ root: noQuality.root, base: noQuality.base, loaded: {} }),
+      undefined,
+    );
     const none = repo({ "src/a.js": "a\n" });
     assert.equal(await qualityCommandsChange({ root: none.root, base: none.base, loaded: {} }), undefined);
     const broken = repo({ ".gantry/config.json": "{ broken" });

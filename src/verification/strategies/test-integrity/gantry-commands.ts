@@ -63,12 +63,14 @@ function commandsOf(text: string | undefined): unknown {
   if (text === undefined) return {};
   const config = parseObject(text);
   if (!config) return INVALID;
-  const quality = config.quality as Record<string, unknown> | undefined;
-  return (quality && typeof quality === "object" ? quality.commands : undefined) ?? {};
+  // A `quality` that is not an object (a string, a number) has no commands, as one that is absent.
+  return (config.quality as { commands?: unknown } | null | undefined)?.commands ?? {};
 }
 
-/** Equal configs; an unreadable one equals only another unreadable one. */
+/**
+ * Equal configs. An unreadable one (INVALID, a symbol) is text "undefined" to `canonical`, which no read
+ * config is (a config's commands are an object or `{}`): it equals only another unreadable one.
+ */
 function same(a: unknown, b: unknown): boolean {
-  if (a === INVALID || b === INVALID) return a === b;
   return canonical(a) === canonical(b);
 }
