@@ -91,10 +91,17 @@ export const TARGETS = [
     mutate: "src/verification/strategies/test-integrity/config-text.ts",
     tests: ["test/verification/test-integrity/config-text.test.ts"],
   },
-  ...["gantry-commands", "test-config-files", "tree-diff"].map((part) => ({
+  ...["gantry-commands", "tree-diff"].map((part) => ({
     mutate: `src/verification/strategies/test-integrity/${part}.ts`,
     tests: ["test/verification/test-integrity/test-config-files.test.ts"],
   })),
+  {
+    mutate: "src/verification/strategies/test-integrity/test-config-files.ts",
+    tests: [
+      "test/verification/test-integrity/test-config-rules.test.ts",
+      "test/verification/test-integrity/test-config-files.test.ts",
+    ],
+  },
   {
     mutate: "src/verification/strategies/test-integrity/test-counts.ts",
     tests: ["test/verification/test-integrity/test-counts.test.ts"],

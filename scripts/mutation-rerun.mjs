@@ -9,6 +9,8 @@ import { TARGETS } from "../stryker.config.mjs";
 
 // --timeouts: the report's timed-out mutants too (on a loaded machine a slow run can pass for a hang).
 const withTimeouts = process.argv.includes("--timeouts");
+// --tests=a.test.ts,b.test.ts: these tests instead of the target's (a quick first pass with the fast ones).
+const testsFlag = process.argv.find((a) => a.startsWith("--tests="));
 const [file, reportPath = `reports/mutation/${file?.split("/").pop()?.replace(/\.ts$/, "")}.json`] =
   process.argv.slice(2).filter((a) => a !== "--timeouts");
 const target = TARGETS.find((t) => t.mutate === file);
@@ -54,7 +56,7 @@ try {
           "tsx",
           "--test-reporter=./scripts/mutation-reporter.mjs",
           "scripts/mutation-tests.mjs",
-          ...target.tests,
+          ...(testsFlag ? testsFlag.slice("--tests=".length).split(",") : target.tests),
         ],
         { stdio: "ignore", timeout: 300_000, killSignal: "SIGKILL" },
       );

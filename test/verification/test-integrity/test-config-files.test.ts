@@ -99,6 +99,19 @@ describe("test configuration changes (real repositories)", () => {
     ]);
   });
 
+  it("a config renamed to a name no runner reads is deleted; a file renamed to a config's name is added", async () => {
+    const { root, base } = repo({
+      "pytest.ini": "[pytest]\naddopts = -q\n",
+      "config/vitest.config.ts.off": "export default { test: { include: ['x'] } };\n",
+    });
+    git(root, "mv", "pytest.ini", "pytest.ini.bak");
+    git(root, "mv", "config/vitest.config.ts.off", "config/vitest.config.ts");
+    assert.deepEqual((await findings(root, base)).sort(), [
+      "config/vitest.config.ts vitest.config.ts added: it configures the tests",
+      "pytest.ini pytest.ini deleted: it configures the tests",
+    ]);
+  });
+
   it("pyproject.toml, setup.cfg, tox.ini: only the pytest section counts", async () => {
     const { root, base } = repo({
       "pyproject.toml": '[project]\nname = "p"\nversion = "1"\n\n[tool.pytest.ini_options]\naddopts = "-q"\n',

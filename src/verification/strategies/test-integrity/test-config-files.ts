@@ -65,10 +65,13 @@ export async function testConfigChanges(input: {
 }): Promise<ConfigFinding[]> {
   const findings: ConfigFinding[] = [];
   for (const change of input.changes) {
-    const path = change.status === "D" ? change.from : change.path;
-    if (!isTestConfigFile(path) && !isTestConfigFile(change.from)) continue;
-    const before = change.status === "A" ? undefined : await readAt(input.root, input.base, change.from);
-    const after = change.status === "D" ? undefined : await readAt(input.root, input.tree, change.path);
+    // A config renamed to a name no runner reads is a config deleted; a file renamed to a config's name, one added.
+    const wasConfig = change.status !== "A" && isTestConfigFile(change.from);
+    const isConfig = change.status !== "D" && isTestConfigFile(change.path);
+    if (!wasConfig && !isConfig) continue;
+    const before = wasConfig ? await readAt(input.root, input.base, change.from) : undefined;
+    const after = isConfig ? await readAt(input.root, input.tree, change.path) : undefined;
+    const path = isConfig ? change.path : change.from;
     findings.push(...compareConfig(path, before, after, input.testCommands));
   }
   return findings;
