@@ -121,7 +121,10 @@ describe("compareConfig", () => {
   it("package.json: the scripts the test commands reach, added, removed or changed, and the jest and mocha keys", () => {
     const pkg = (scripts: Record<string, string>, extra: Record<string, unknown> = {}) =>
       `${JSON.stringify({ name: "p", ...extra, scripts }, null, 2)}\n`;
-    const before = pkg({ test: "node --test", unit: "x", build: "tsc" }, { jest: { test: 1 }, mocha: { b: 1 } });
+    const before = pkg(
+      { test: "node --test", unit: "x", build: "tsc" },
+      { jest: { test: 1 }, mocha: { b: 1 } },
+    );
     const after = pkg(
       { test: "true", "test:e2e": "e2e", build: "tsc -b" },
       { jest: { a: 2 }, mocha: { b: 1 } },
