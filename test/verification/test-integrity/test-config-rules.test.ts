@@ -78,7 +78,7 @@ describe("compareConfig", () => {
     ]);
     assert.deepEqual(compareConfig("pyproject.toml", toml("-q"), toml("-q", "y"), []), [], "another section");
     const exact = (v: string) => `[tool.pytest]\nminversion = "${v}"\n`;
-    assert.equal(compareConfig("pyproject.toml", exact("6"), exact("7")).length, 1);
+    assert.equal(compareConfig("pyproject.toml", exact("6"), exact("7"), []).length, 1);
     const lookalike = (v: string) => `[tool.pytestx]\nminversion = "${v}"\n`;
     assert.deepEqual(compareConfig("pyproject.toml", lookalike("6"), lookalike("7"), []), []);
     const cfg = (header: string, v: string) => `[${header}]\naddopts = ${v}\n`;
