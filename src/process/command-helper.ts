@@ -5,6 +5,7 @@ import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { commandHelperScript } from "./command-helper-shell.js";
 import { isExecutableFile } from "./find-executable.js";
+import { endHelper, holdHelper } from "./helper-child.js";
 import { quoteWord } from "./spawn-helper.js";
 import { gantryStateDirectory } from "./state-directory.js";
 
@@ -112,20 +113,13 @@ class CommandHelper {
     }
   }
 
-  /** A busy helper keeps gantry's event loop alive; an idle one does not keep gantry from exiting. */
   private hold(on: boolean): void {
-    for (const handle of [this.child, ...this.child.stdio]) {
-      const h = handle as { ref?: () => void; unref?: () => void } | null;
-      if (on) h?.ref?.();
-      else h?.unref?.();
-    }
+    holdHelper(this.child, on);
   }
 
-  /** Asks the helper to end (EOF on its input) and keeps gantry alive until it has, so it is reaped here. */
+  /** Asks the helper to end (helper-child.ts). */
   end(): void {
-    if (this.dead) return;
-    (this.child as { ref?: () => void }).ref?.();
-    this.child.stdin?.end();
+    if (!this.dead) endHelper(this.child);
   }
 
   lose(why: string): void {

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
+import { endHelper, holdHelper } from "./helper-child.js";
 import { processGroup } from "./process-group.js";
 import { type HelperShell, helperScript } from "./spawn-helper-shell.js";
 import { MAX_TIMER_MS } from "./timeout.js";
@@ -198,21 +199,13 @@ class Helper {
     this.onIdle(this);
   }
 
-  /** A busy helper keeps gantry's event loop alive; an idle one does not keep gantry from exiting. */
   private hold(on: boolean): void {
-    for (const handle of [this.child, ...this.child.stdio]) {
-      const h = handle as { ref?: () => void; unref?: () => void } | null;
-      if (on) h?.ref?.();
-      else h?.unref?.();
-    }
+    holdHelper(this.child, on);
   }
 
-  /** Asks the helper to end (EOF on its input) and keeps gantry alive until it has, so it is reaped here. */
+  /** Asks the helper to end (helper-child.ts). */
   end(): void {
-    if (this.dead) return;
-    // Only the process is waited for: the watcher holds fd 3 until gantry itself is gone.
-    (this.child as { ref?: () => void }).ref?.();
-    this.child.stdin?.end();
+    if (!this.dead) endHelper(this.child);
   }
 
   private lose(why: string): void {
