@@ -39,6 +39,8 @@ describe("which files configure the tests", () => {
       "jest.conf.js",
       "myjest.config.js",
       "jest.config.json5",
+      "xjest.config.json",
+      "vitest.workspace.json.bak",
       "xvitest.workspace.json",
       ".mocharc.toml",
       ".mocharcx",
@@ -127,7 +129,7 @@ describe("compareConfig", () => {
     );
     const after = pkg(
       { test: "true", "test:e2e": "e2e", build: "tsc -b" },
-      { jest: { a: 2 }, mocha: { b: 1 } },
+      { jest: { test: 2 }, mocha: { b: 1 } },
     );
     assert.deepEqual(compareConfig("package.json", before, after, ["npm run unit"]), [
       { file: "package.json", line: 10, evidence: 'scripts.test: "node --test" → "true"' },
@@ -190,6 +192,11 @@ describe("testScripts", () => {
     ]);
     assert.deepEqual(testScripts(["npm run ci"], { ci: "npm t", t: "no" }), ["ci", "test"], "npm t is test");
     assert.deepEqual(testScripts(["npm tst"], {}), ["test"]);
+    assert.deepEqual(
+      testScripts(["npm  run  unit", "yarn\tlint"], { unit: "u", lint: "l" }),
+      ["lint", "unit"],
+      "any blanks",
+    );
     assert.deepEqual(testScripts(["npx vitest", "npmrun x"], { x: "y" }), []);
     const loop = testScripts(["npm run a"], { a: "npm run b", b: "npm run a" });
     assert.deepEqual(loop, ["a", "b"], "a cycle ends");
