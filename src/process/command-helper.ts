@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { commandHelperScript } from "./command-helper-shell.js";
 import { isExecutableFile } from "./find-executable.js";
-import { endHelper, holdHelper } from "./helper-child.js";
+import { endHelper, holdHelper, killHelper } from "./helper-child.js";
 import { quoteWord } from "./spawn-helper.js";
 import { gantryStateDirectory } from "./state-directory.js";
 
@@ -128,8 +128,7 @@ class CommandHelper {
     const c = this.current;
     this.current = undefined;
     c?.onEnd({ lost: `the command helper was lost: ${why}` });
-    this.child.kill("SIGKILL");
-    for (const stream of this.child.stdio) (stream as { destroy?: () => void } | null)?.destroy?.();
+    killHelper(this.child);
     this.busy = false;
     this.hold(false);
     this.onIdle(this);

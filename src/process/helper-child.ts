@@ -17,3 +17,9 @@ export function endHelper(child: ChildProcess): void {
   (child as { ref?: () => void }).ref?.();
   child.stdin?.end();
 }
+
+/** A lost helper: killed, and its pipes closed so that nothing of it keeps gantry's event loop alive. */
+export function killHelper(child: ChildProcess): void {
+  child.kill("SIGKILL");
+  for (const stream of child.stdio) (stream as { destroy?: () => void } | null)?.destroy?.();
+}

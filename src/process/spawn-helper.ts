@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import type { Readable, Writable } from "node:stream";
-import { endHelper, holdHelper } from "./helper-child.js";
+import { endHelper, holdHelper, killHelper } from "./helper-child.js";
 import { processGroup } from "./process-group.js";
 import { type HelperShell, helperScript } from "./spawn-helper-shell.js";
 import { MAX_TIMER_MS } from "./timeout.js";
@@ -220,8 +220,7 @@ class Helper {
       if (c.pid !== undefined) processGroup(c.pid).signal("SIGKILL");
       c.pending.reject(new HelperLost(`the spawn helper was lost: ${why}`));
     }
-    this.child.kill("SIGKILL");
-    for (const stream of this.child.stdio) (stream as { destroy?: () => void } | null)?.destroy?.();
+    killHelper(this.child);
     this.busy = false;
     this.hold(false);
     this.onIdle(this);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -8,23 +8,9 @@ import { setTimeout as delay } from "node:timers/promises";
 import { createCommandHelperPool } from "../../src/process/command-helper.js";
 import { environmentChange, execViaHelper } from "../../src/process/exec-via-helper.js";
 import { type ExecOptions, execCommand } from "../../src/process/executor.js";
+import { marked } from "../support/marked-processes.js";
 
 const hasBash = existsSync("/bin/bash");
-
-/** Live processes whose environment holds `mark`. */
-function marked(mark: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/environ`, "latin1").includes(mark)) continue;
-      const state = readFileSync(`/proc/${pid}/stat`, "latin1").split(") ")[1]?.[0];
-      if (state !== "Z") found.push(readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " "));
-    } catch {
-      // gone
-    }
-  }
-  return found;
-}
 
 describe("environmentChange", () => {
   it("names what is added, changed and removed, and gives up on names bash cannot export", () => {

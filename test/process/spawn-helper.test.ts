@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { after, describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import { createSpawnHelperPool, type SpawnHelperPool } from "../../src/process/spawn-helper.js";
 import { type HelperShell, helperShell } from "../../src/process/spawn-helper-shell.js";
+import { marked } from "../support/marked-processes.js";
 
 const SHELLS: [string, HelperShell | undefined][] = [
   ["bash with job control", helperShell()?.jobControl ? helperShell() : undefined],
@@ -27,21 +27,6 @@ const HOSTILE = [
   "--",
   "'\"'\"'",
 ];
-
-/** Live processes whose environment holds `mark`. */
-function marked(mark: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync("/proc").filter((e) => /^\d+$/.test(e))) {
-    try {
-      if (!readFileSync(`/proc/${pid}/environ`, "latin1").includes(mark)) continue;
-      const state = readFileSync(`/proc/${pid}/stat`, "latin1").split(") ")[1]?.[0];
-      if (state !== "Z") found.push(readFileSync(`/proc/${pid}/cmdline`, "latin1").replaceAll("\0", " "));
-    } catch {
-      // gone
-    }
-  }
-  return found;
-}
 
 for (const [name, shell] of SHELLS) {
   describe(`the spawn helper (${name})`, { skip: shell === undefined && "no bash here" }, () => {
