@@ -91,9 +91,16 @@ export const TARGETS = [
     mutate: "src/verification/strategies/test-integrity/config-text.ts",
     tests: ["test/verification/test-integrity/config-text.test.ts"],
   },
-  ...["gantry-commands", "tree-diff"].map((part) => ({
-    mutate: `src/verification/strategies/test-integrity/${part}.ts`,
+  {
+    mutate: "src/verification/strategies/test-integrity/gantry-commands.ts",
     tests: ["test/verification/test-integrity/test-config-files.test.ts"],
+  },
+  ...["tree-diff", "patch-lines"].map((part) => ({
+    mutate: `src/verification/strategies/test-integrity/${part}.ts`,
+    tests: [
+      "test/verification/test-integrity/patch-lines.test.ts",
+      "test/verification/test-integrity/tree-diff.test.ts",
+    ],
   })),
   {
     mutate: "src/verification/strategies/test-integrity/test-config-files.ts",

@@ -242,6 +242,16 @@ describe("test-integrity rules", { concurrency: true }, () => {
     assert.deepEqual([js.verdict, js.findings], ["not-applicable", []]);
   });
 
+  it("a skip marker after an added line that prints like a diff header (`++ x` as `+++ x`) is still found", async () => {
+    const hidden = 'let n = 0;\n++ n\ntest.skip("sub", () => assert.equal(sub(3, 2), 1));';
+    const result = await judge(await story({ "test/math.test.js": TESTS(ADD, hidden) }));
+    assert.equal(result.verdict, "fail");
+    assert.deepEqual(
+      result.findings.map((f) => [f.file, f.line]),
+      [["test/math.test.js", 8]],
+    );
+  });
+
   it("the reason names each finding with file, line where there is one, and evidence", async () => {
     const result = await judge(
       await story({

@@ -1,5 +1,5 @@
 import { familyOf } from "../../test-conventions.js";
-import type { FileLines } from "./tree-diff.js";
+import type { FileLines } from "./patch-lines.js";
 
 /** One marker that stops a test from running (or runs only some), found on a line the story added. */
 export interface MarkerHit {

@@ -1,5 +1,6 @@
 import { runGit } from "../../../git/exec.js";
 import { SKIPPED_DIRS } from "../../project-files.js";
+import { type FileLines, patchLines } from "./patch-lines.js";
 
 /** git's empty tree: the base of a story that started before the first commit. */
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -11,12 +12,6 @@ export interface TreeChange {
   from: string;
   /** The path now (the old path for a deletion). */
   path: string;
-}
-
-/** A file's added and removed lines between base and the judged tree; `line` is 1-based in its side's file. */
-export interface FileLines {
-  added: { line: number; text: string }[];
-  removed: { line: number; text: string }[];
 }
 
 /**
@@ -73,8 +68,7 @@ export async function changedLines(
   paths: readonly string[],
   changes?: readonly TreeChange[],
 ): Promise<Map<string, FileLines>> {
-  const lines = new Map<string, FileLines>();
-  if (paths.length === 0) return lines;
+  if (paths.length === 0) return new Map();
   const wanted = new Set(paths);
   const renamedFrom = (changes ?? (await treeChanges(root, base, tree)))
     .filter((c) => (c.status === "R" || c.status === "C") && wanted.has(c.path))
@@ -94,39 +88,7 @@ export async function changedLines(
     "--",
     ...[...paths, ...renamedFrom].map((path) => `:(literal)${path}`),
   ]);
-  let current: FileLines | undefined;
-  let oldLine = 0;
-  let newLine = 0;
-  for (const text of out.split("\n")) {
-    if (text.startsWith("diff --git ")) {
-      current = undefined;
-      continue;
-    }
-    if (text.startsWith("+++ ")) {
-      const name = text.slice(4);
-      if (name === "/dev/null") continue;
-      const path = unquote(name).replace(/^b\//, "");
-      if (!wanted.has(path)) {
-        current = undefined;
-        continue;
-      }
-      current = lines.get(path) ?? { added: [], removed: [] };
-      lines.set(path, current);
-      continue;
-    }
-    if (text.startsWith("--- ")) continue;
-    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(text);
-    if (hunk) {
-      oldLine = Number(hunk[1]);
-      newLine = Number(hunk[2]);
-      continue;
-    }
-    if (!current) continue;
-    if (text.startsWith("+")) current.added.push({ line: newLine++, text: text.slice(1) });
-    else if (text.startsWith("-")) current.removed.push({ line: oldLine++, text: text.slice(1) });
-  }
-  // A deleted file's lines are "removed" under its old name: the `+++ /dev/null` side has no path.
-  return lines;
+  return patchLines(out, wanted);
 }
 
 /** A file's text at a commit or tree, relative to the project root; undefined when it is not there. */
@@ -140,14 +102,4 @@ export async function readAt(root: string, rev: string, path: string): Promise<s
 
 function isSkipped(path: string): boolean {
   return path.split("/").some((part) => SKIPPED_DIRS.has(part));
-}
-
-/** git quotes a path with unusual characters as a C string. */
-function unquote(name: string): string {
-  if (!name.startsWith('"')) return name;
-  try {
-    return JSON.parse(name) as string;
-  } catch {
-    return name.slice(1, -1);
-  }
 }
