@@ -79,9 +79,17 @@ describe("test-integrity: the lines of a -U0 patch", () => {
         "-forty",
         "+40",
       ),
-      new Set(["gone.js", "two.js", "/dev/null", "dev/null", "ev/null"]),
+      new Set(["gone.js", "two.js", "three.js", "/dev/null", "dev/null", "ev/null"]),
     );
-    assert.deepEqual([...lines.keys()], ["two.js"]);
+    assert.deepEqual([...lines.keys()], ["two.js", "three.js"]);
+    assert.deepEqual(
+      [
+        lines.get("three.js")?.added.length,
+        lines.get("three.js")?.removed.length,
+        lines.get("three.js")?.added[10],
+      ],
+      [11, 12, { line: 11, text: "new 11" }],
+    );
     assert.deepEqual(lines.get("two.js"), {
       added: [
         { line: 2, text: "is" },

@@ -129,7 +129,10 @@ describe("test-integrity: the story's change between its base and the judged tre
   });
 
   it("asks git for renames when the judge's diff deleted something", async () => {
-    const known = [{ status: "D" as const, path: "old-name.test.js" }];
+    const known = [
+      { status: "M" as const, path: "edit.txt" },
+      { status: "D" as const, path: "old-name.test.js" },
+    ];
     await assert.rejects(treeChanges(NO_REPO, base, tree, known));
     const changes = await treeChanges(app, base, tree, known);
     assert.ok(changes.some((change) => change.status === "R" && change.from === "old-name.test.js"));

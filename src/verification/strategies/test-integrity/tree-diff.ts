@@ -42,14 +42,15 @@ export async function treeChanges(
     "--",
     ":(exclude).gantry",
   ]);
+  // Records end with a NUL each: the last field is empty. A code with a similarity score (R100, C075)
+  // is followed by two paths, any other by one.
   const fields = out.split("\0");
   const changes: TreeChange[] = [];
-  for (let i = 0; i < fields.length; ) {
-    const code = fields[i++] ?? "";
-    if (!code) continue;
+  for (let i = 0; i + 1 < fields.length; ) {
+    const code = fields[i++] as string;
     const status = code[0] as TreeChange["status"];
-    const from = fields[i++] ?? "";
-    const path = status === "R" || status === "C" ? (fields[i++] ?? "") : from;
+    const from = fields[i++] as string;
+    const path = code.length > 1 ? (fields[i++] as string) : from;
     if (!isSkipped(from) || !isSkipped(path)) changes.push({ status, from, path });
   }
   return changes;
@@ -70,8 +71,8 @@ export async function changedLines(
 ): Promise<Map<string, FileLines>> {
   if (paths.length === 0) return new Map();
   const wanted = new Set(paths);
-  const renamedFrom = (changes ?? (await treeChanges(root, base, tree)))
-    .filter((c) => (c.status === "R" || c.status === "C") && wanted.has(c.path))
+  const oldNames = (changes ?? (await treeChanges(root, base, tree)))
+    .filter((c) => wanted.has(c.path))
     .map((c) => c.from);
   const out = await runGit(root, [
     "diff",
@@ -86,18 +87,14 @@ export async function changedLines(
     base,
     tree,
     "--",
-    ...[...paths, ...renamedFrom].map((path) => `:(literal)${path}`),
+    ...[...new Set([...paths, ...oldNames])].map((path) => `:(literal)${path}`),
   ]);
   return patchLines(out, wanted);
 }
 
 /** A file's text at a commit or tree, relative to the project root; undefined when it is not there. */
 export async function readAt(root: string, rev: string, path: string): Promise<string | undefined> {
-  try {
-    return await runGit(root, ["show", `${rev}:./${path}`]);
-  } catch {
-    return undefined;
-  }
+  return runGit(root, ["show", `${rev}:./${path}`]).catch(() => undefined);
 }
 
 function isSkipped(path: string): boolean {
