@@ -70,6 +70,14 @@ export const TARGETS = [
     tests: ["test/runs/owned-files.test.ts"],
   },
   {
+    mutate: "src/stages/session-guard.ts",
+    tests: ["test/stages/session-guard.test.ts"],
+  },
+  {
+    mutate: "src/git/ref-book.ts",
+    tests: ["test/git/ref-book.test.ts"],
+  },
+  {
     mutate: "src/git/judge.ts",
     tests: ["test/git/judge.test.ts", "test/git/judge-cost.test.ts"],
   },

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { RefBook } from "../../src/git/ref-book.js";
+import type { GitRepo } from "../../src/git/git-repo.js";
+import { bookedRepo, RefBook } from "../../src/git/ref-book.js";
 import type { GitSnapshot } from "../../src/git/tamper-snapshot.js";
 
 describe("RefBook", () => {
@@ -44,5 +45,82 @@ describe("RefBook", () => {
     });
     await Promise.all([slow, fast]);
     assert.deepEqual(order, ["a-start", "a-end", "b"]);
+  });
+
+  /**
+   * A worktree's repository as the worker sees it, over a recording stand-in for the real one (the real
+   * one is exercised by test/pipeline/parallel): what each call reaches and in which order.
+   */
+  function recorded(refsNow: Record<string, string>, stash?: string) {
+    const calls: string[] = [];
+    const compared: GitSnapshot[] = [];
+    let release = () => {};
+    const committing = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const inner = {
+      head: async () => "h1",
+      snapshot: async () => {
+        calls.push("snapshot");
+        return snapshot(refsNow);
+      },
+      restoreSince: async (before: GitSnapshot) => {
+        calls.push("restoreSince");
+        compared.push(before);
+        return [];
+      },
+      commitJudged: async () => {
+        calls.push("commit start");
+        await committing;
+        calls.push("commit end");
+        return "c9";
+      },
+      setAside: async () => {
+        calls.push("setAside");
+        return stash;
+      },
+    } as unknown as GitRepo;
+    return { inner, calls, compared, release };
+  }
+
+  it("compares a session against gantry's own commits and stashes, one ref move at a time", async () => {
+    const { inner, calls, compared, release } = recorded(
+      { "refs/heads/story": "c9", "refs/stash": "s1" },
+      "s1",
+    );
+    const book = new RefBook();
+    const repo = bookedRepo(inner, book, "refs/heads/story");
+    assert.equal(await repo.head(), "h1", "the rest of the repository is the worktree's own");
+    const commit = repo.commitJudged({ sha: "x", tree: "t" }, "subject");
+    const check = repo.restoreSince(snapshot({ "refs/heads/story": "b0" }));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(calls, ["commit start"], "the session check waits for the commit");
+    release();
+    assert.equal(await commit, "c9");
+    await check;
+    assert.equal(await repo.setAside("message"), "s1");
+    await repo.restoreSince(snapshot({ "refs/heads/story": "b0" }));
+    assert.deepEqual(calls, [
+      "commit start",
+      "commit end",
+      "snapshot",
+      "restoreSince",
+      "setAside",
+      "snapshot",
+      "restoreSince",
+    ]);
+    assert.deepEqual(Object.fromEntries(compared[0]?.refs ?? []), { "refs/heads/story": "c9" });
+    assert.deepEqual(Object.fromEntries(compared[1]?.refs ?? []), {
+      "refs/heads/story": "c9",
+      "refs/stash": "s1",
+    });
+  });
+
+  it("records no stash when there was nothing to set aside: a stash the session dropped is still a change", async () => {
+    const { inner, compared } = recorded({});
+    const repo = bookedRepo(inner, new RefBook(), "refs/heads/story");
+    assert.equal(await repo.setAside("message"), undefined);
+    await repo.restoreSince(snapshot({ "refs/stash": "s0" }));
+    assert.deepEqual(Object.fromEntries(compared[0]?.refs ?? []), { "refs/stash": "s0" });
   });
 });
