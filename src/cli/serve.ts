@@ -1,7 +1,7 @@
 import { rmSync } from "node:fs";
-import { getPriority, setPriority } from "node:os";
 import { relative } from "node:path";
 import { InputError } from "../config/input-error.js";
+import { parseCpuYield, yieldCpu } from "../serve/cpu-yield.js";
 import { startServer } from "../serve/server.js";
 import { createToken } from "../serve/token.js";
 import { projectRoot } from "./project.js";
@@ -15,12 +15,10 @@ export interface ServeCommandOptions {
 
 /**
  * The server yields to the run it watches: on the machine running gantry, each millisecond the server takes
- * while the run's commands keep both cores busy delays the run. Its own niceness, never lowered below what
- * it was started with (that needs privileges); the answers still come within milliseconds on a core the run
- * leaves idle.
+ * while the run's commands keep both cores busy delays the run. By default it runs under SCHED_IDLE
+ * (docs/serve.md "## Cost": the choice, and the page's latency it costs under a busy run); `--nice <n>`
+ * keeps the normal policy at that niceness instead.
  */
-const DEFAULT_NICE = 10;
-
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
 /** `gantry serve`: the live page and its routes until Ctrl-C (docs/serve.md). */
@@ -29,10 +27,13 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
   const port = options.port === undefined ? 0 : Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new InputError("--port", "", `expected a port 0-65535, got ${JSON.stringify(options.port)}`);
-  const nice = options.nice === undefined ? DEFAULT_NICE : Number(options.nice);
-  if (!Number.isInteger(nice) || nice < 0 || nice > 19)
-    throw new InputError("--nice", "", `expected a niceness 0-19, got ${JSON.stringify(options.nice)}`);
-  if (nice > getPriority()) setPriority(nice);
+  const cpu = parseCpuYield(options.nice);
+  if (cpu === undefined)
+    throw new InputError(
+      "--nice",
+      "",
+      `expected idle or a niceness 0-19, got ${JSON.stringify(options.nice)}`,
+    );
   const host = options.host ?? "127.0.0.1";
   if (!/^[A-Za-z0-9.:-]{1,253}$/.test(host))
     throw new InputError("--host", "", `expected an address or host name, got ${JSON.stringify(host)}`);
@@ -46,6 +47,8 @@ export async function serveCommand(options: ServeCommandOptions): Promise<number
     process.stderr.write(
       `gantry serve: warning: listening on ${host}, not only this machine; anyone who can reach it and holds the token can steer your runs\n`,
     );
+  const notYielded = yieldCpu(cpu);
+  if (notYielded) process.stderr.write(`${notYielded}\n`);
   const { token, file } = createToken(root);
   const { startDeviceRoutes } = await import("../serve/devices/routes.js");
   const devices = startDeviceRoutes(root, { warn: (line) => process.stderr.write(`${line}\n`) });

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { devicesAddCommand, devicesRevokeCommand } from "../../src/cli/devices.js";
 import { serveCommand } from "../../src/cli/serve.js";
+import { schedulingPolicy } from "../../src/serve/cpu-yield.js";
 import { readRegistry, registryFile } from "../../src/serve/devices/registry.js";
 import { CLI, cliEnvironment } from "../e2e/harness.js";
 import { deviceKeys } from "./device-client.js";
@@ -23,6 +24,16 @@ function silence(): () => void {
   };
 }
 
+/** Niceness (field 19) and scheduling policy (field 41; 5 is SCHED_IDLE, 0 the normal one) of every thread. */
+function priorities(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).map((task) => {
+    const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, "utf8");
+    return `nice ${stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]} policy ${schedulingPolicy(stat)}`;
+  });
+}
+
+const hasChrt = () => spawnSync("chrt", ["--version"], { stdio: "ignore", timeout: 5000 }).status === 0;
+
 describe("gantry serve and gantry devices", () => {
   it("serve prints a URL with the token, keeps it 0600 while it runs, and removes it on Ctrl-C", async () => {
     const root = mkdtempSync(join(tmpdir(), "gantry-serve-cli-"));
@@ -30,6 +41,16 @@ describe("gantry serve and gantry devices", () => {
       env: cliEnvironment(),
       stdio: ["ignore", "pipe", "pipe"],
     });
+    // Started beside it: `--nice <n>` keeps the normal policy at that niceness.
+    const niced = spawn(process.execPath, [CLI, "serve", "--dir", root, "--nice", "7"], {
+      env: cliEnvironment(),
+      stdio: ["ignore", "pipe", "ignore"],
+    });
+    let nicedOut = "";
+    niced.stdout.on("data", (c) => {
+      nicedOut += c;
+    });
+    const nicedExited = new Promise((resolve) => niced.on("close", resolve));
     let out = "";
     let err = "";
     child.stdout.on("data", (c) => {
@@ -57,12 +78,24 @@ describe("gantry serve and gantry devices", () => {
         "[]",
       );
       assert.equal((await call(Number(port), "GET", "/api/runs")).status, 401);
-      // It yields to a run on this machine: niceness 10 (field 19 of /proc/<pid>/stat), the CLI's default.
-      const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8");
-      assert.equal(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16], "10");
+      // It yields to a run on this machine: SCHED_IDLE at niceness 19 on every thread, the CLI's default
+      // (where chrt is missing it says so and keeps niceness 19).
+      const threads = priorities(child.pid as number);
+      assert.ok(threads.length > 1, "V8's and libuv's threads are there too");
+      if (hasChrt()) assert.deepEqual(new Set(threads), new Set(["nice 19 policy 5"]), err);
+      else {
+        assert.deepEqual(new Set(threads), new Set(["nice 19 policy 0"]));
+        assert.match(err, /SCHED_IDLE not set \(chrt: .+\); running at niceness 19 instead/);
+      }
+      for (let i = 0; i < 1200 && !/#token=/.test(nicedOut); i++) await new Promise((r) => setTimeout(r, 50));
+      // Never below the niceness it was started with (this test's, when run under `nice -n 10`).
+      const seven = Math.max(7, getPriority());
+      assert.deepEqual(new Set(priorities(niced.pid as number)), new Set([`nice ${seven} policy 0`]));
     } finally {
       child.kill("SIGINT");
+      niced.kill("SIGINT");
     }
+    await nicedExited;
     assert.equal(await exited, 0);
     assert.ok(!existsSync(join(root, ".gantry", "serve", "token")), "the token went with the server");
   });
@@ -70,7 +103,12 @@ describe("gantry serve and gantry devices", () => {
   it("serve refuses a bad port and 0.0.0.0; devices refuses a bad key and scope, enrols 0600, revokes", async () => {
     const root = mkdtempSync(join(tmpdir(), "gantry-devices-cli-"));
     await assert.rejects(serveCommand({ dir: root, port: "99999" }), /--port.*expected a port 0-65535/);
-    await assert.rejects(serveCommand({ dir: root, nice: "20" }), /--nice.*expected a niceness 0-19/);
+    await assert.rejects(serveCommand({ dir: root, nice: "20" }), /--nice.*expected idle or a niceness 0-19/);
+    await assert.rejects(serveCommand({ dir: root, nice: "-1" }), /--nice.*expected idle or a niceness 0-19/);
+    await assert.rejects(
+      serveCommand({ dir: root, nice: "1.5" }),
+      /--nice.*expected idle or a niceness 0-19/,
+    );
     await assert.rejects(
       serveCommand({ dir: root, host: "0.0.0.0" }),
       /--host.*the address or name clients will use/,
