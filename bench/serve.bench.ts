@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { makeFeatureProject } from "./feature-project.js";
 import { benchEnvironment, CLI, expectOk, median, REPO, type Row, row, timeCommand } from "./harness.js";
 
@@ -15,23 +15,33 @@ const STORIES = Number(process.env.BENCH_SERVE_STORIES ?? 20);
 const PAIRS = Number(process.env.BENCH_SERVE_PAIRS ?? 3);
 const CLIENTS = 50;
 
-/** User + system CPU of a process so far, in ms (clock ticks of 10 ms). */
+/**
+ * User + system CPU of a process so far and of the children it has waited for (`chrt` setting the
+ * server's policy), in ms (clock ticks of 10 ms).
+ */
 const cpuMs = (pid: number) => {
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return [11, 12, 13, 14].reduce((sum, k) => sum + Number(fields[k]), 0) * 10;
 };
+
+/**
+ * BENCH_SERVE_CLI_B=<cli.js>: a second build's server (main's, say) measured in the same pairs: each pair
+ * becomes the run alone, served by BENCH_CLI's build and served by this one, in an order that turns by one.
+ */
+const CLI_B = process.env.BENCH_SERVE_CLI_B ? resolve(process.env.BENCH_SERVE_CLI_B) : undefined;
 
 const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
 
 async function startServe(
   root: string,
+  cli: string,
 ): Promise<{ child: ChildProcess; url: string; token: string; startupCpuMs: number }> {
   // BENCH_SERVE_PROF=<dir>: the server writes a CPU profile there when it stops (node --cpu-prof).
   const profile = process.env.BENCH_SERVE_PROF
     ? ["--cpu-prof", `--cpu-prof-dir=${resolve(process.env.BENCH_SERVE_PROF)}`]
     : [];
-  const child = spawn(process.execPath, [...profile, CLI, "serve", "--dir", root], {
+  const child = spawn(process.execPath, [...profile, cli, "serve", "--dir", root], {
     cwd: root,
     env: benchEnvironment(),
     stdio: ["ignore", "pipe", "ignore"],
@@ -137,7 +147,7 @@ async function startLoad(url: string, token: string, spanMs: number, load: Load)
 }
 
 /** `withServer`: false, no server at all; else the server, with that load (none: the server alone). */
-async function timedRun(template: string, withServer: false | Load) {
+async function timedRun(template: string, withServer: false | Load, serveCli = CLI) {
   const root = mkdtempSync(join(tmpdir(), "gantry-bench-serve-"));
   cpSync(template, root, { recursive: true });
   let server: Awaited<ReturnType<typeof startServe>> | undefined;
@@ -146,7 +156,7 @@ async function timedRun(template: string, withServer: false | Load) {
     let rssBefore = 0;
     let cpuBefore = 0;
     if (withServer) {
-      server = await startServe(root);
+      server = await startServe(root, serveCli);
       if (withServer.clients + withServer.requests > 0)
         load = await startLoad(server.url, server.token, lastBaselineMs * 0.8, withServer);
       await new Promise((r) => setTimeout(r, 300));
@@ -245,11 +255,53 @@ async function runServeParts(template: string): Promise<Row[]> {
   ]);
 }
 
+/** BENCH_SERVE_CLI_B: the run alone, served by BENCH_CLI's build (A) and by CLI_B's (B), interleaved. */
+async function runServeAB(template: string, cliB: string): Promise<Row[]> {
+  const sides = [
+    { name: "alone", cli: CLI },
+    { name: "A", cli: CLI },
+    { name: "B", cli: cliB },
+  ];
+  const wall = sides.map(() => [] as number[]);
+  const ratio = sides.map(() => [] as number[]);
+  const server = sides.map(() => [] as number[]);
+  for (let round = 0; round < PAIRS; round++) {
+    const runs: Awaited<ReturnType<typeof timedRun>>[] = [];
+    for (let j = 0; j < sides.length; j++) {
+      const k = (j + round) % sides.length;
+      const side = sides[k] as (typeof sides)[number];
+      runs[k] = await timedRun(template, k === 0 ? false : FULL, side.cli);
+      if (k === 0) lastBaselineMs = (runs[k] as { wallMs: number }).wallMs;
+    }
+    const alone = (runs[0] as { wallMs: number }).wallMs;
+    runs.forEach((timed, k) => {
+      wall[k]?.push(timed.wallMs);
+      ratio[k]?.push(timed.wallMs / alone);
+      server[k]?.push(timed.serverCpuMs);
+      if (k > 0 && timed.read === 0) throw new Error("the SSE clients read nothing");
+    });
+    process.stderr.write(
+      `serve A/B round ${round + 1}/${PAIRS}: alone ${alone.toFixed(0)} ms; A ${runs[1]?.wallMs.toFixed(0)} ms (server ${runs[1]?.serverCpuMs} ms CPU); B ${runs[2]?.wallMs.toFixed(0)} ms (server ${runs[2]?.serverCpuMs} ms CPU)\n`,
+    );
+  }
+  return [1, 2].flatMap((k) => [
+    row(
+      `run of ${STORIES} stories served by ${k === 1 ? "A" : "B"} (${relative(REPO, sides[k]?.cli ?? "")})`,
+      wall[k] as number[],
+      median(wall[0] as number[]),
+      "ms",
+      "baseline: the run alone, same rounds",
+    ),
+    row(`  each round's ratio against the run alone`, ratio[k] as number[], 1, "x"),
+    row(`  serve's own CPU over the run`, server[k] as number[], Number.NaN, "ms"),
+  ]);
+}
+
 export async function runServeBench(): Promise<Row[]> {
   const project = makeFeatureProject(STORIES);
-  if (process.env.BENCH_SERVE_PARTS === "1") {
+  if (process.env.BENCH_SERVE_PARTS === "1" || CLI_B) {
     try {
-      return await runServeParts(project.template);
+      return CLI_B ? await runServeAB(project.template, CLI_B) : await runServeParts(project.template);
     } finally {
       project.remove();
     }
