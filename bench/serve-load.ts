@@ -3,7 +3,9 @@
  * 1,000 token-checked requests spread over about `spanMs`. In real use these sit on other machines (a
  * phone, a browser elsewhere); the bench runs them at `nice 19` so they take only the CPU the run and the
  * server leave. Prints `ready` once every client's stream is open, starts the requests on a `go` line on
- * stdin, and prints one JSON line `{sent, failed, read, cpuMs}` (its CPU since `go`) when stdin closes (the bench closes it after the run).
+ * stdin, and prints one JSON line `{sent, failed, read, cpuMs, answeredInRun, latency}` (its CPU since `go`;
+ * the requests answered before stdin closed; the answers' latency, p50/p95/max ms) when stdin closes (the
+ * bench closes it when the run has ended).
  *
  *   node --import tsx bench/serve-load.ts <url> <token> <spanMs> [clients] [requests]
  *
@@ -147,6 +149,9 @@ const clients = Array.from(
 );
 
 /** The requests, two at a time: lists, views, wrong tokens, and answers to a question nobody asked. */
+/** Each answered request's time from sending to its answer, in ms, in the order they were answered. */
+const latencies: number[] = [];
+
 async function fireRequests(spanMs: number): Promise<{ sent: number; failed: number }> {
   let runId: string | undefined;
   let sent = 0;
@@ -171,6 +176,7 @@ async function fireRequests(spanMs: number): Promise<{ sent: number; failed: num
                     { ...auth, "content-type": "application/json" },
                     JSON.stringify({ requestId: "00000000-0000-0000-0000-000000000000", action: "approve" }),
                   );
+        latencies.push(Date.now() - started);
         if (kind === 0 && !runId) runId = (JSON.parse(response.text) as { runId: string }[])[0]?.runId;
       } catch {
         failed += 1;
@@ -192,12 +198,17 @@ process.stdin.on("data", (text: string) => {
   }
 });
 process.stdin.on("end", async () => {
+  // The bench closes stdin when the run has ended: what was answered by then was answered during the run.
+  const answeredInRun = latencies.length;
   const { sent, failed } = (await requests) ?? { sent: 0, failed: 0 };
   stop.abort();
   const read = (await Promise.all(clients)).reduce((a, b) => a + b, 0);
   // From the run's start: the clients' own start-up is not the run's competition.
   const { user, system } = process.cpuUsage(atGo);
   const cpuMs = Math.round((user + system) / 1000);
-  process.stdout.write(`${JSON.stringify({ sent, failed, read, cpuMs })}\n`);
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+  const latency = { p50Ms: at(0.5), p95Ms: at(0.95), maxMs: sorted.at(-1) ?? 0 };
+  process.stdout.write(`${JSON.stringify({ sent, failed, read, cpuMs, answeredInRun, latency })}\n`);
   process.exit(0);
 });

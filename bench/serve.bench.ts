@@ -24,27 +24,38 @@ const cpuMs = (pid: number) => {
   return [11, 12, 13, 14].reduce((sum, k) => sum + Number(fields[k]), 0) * 10;
 };
 
-/**
- * BENCH_SERVE_CLI_B=<cli.js>: a second build's server (main's, say) measured in the same pairs: each pair
- * becomes the run alone, served by BENCH_CLI's build and served by this one, in an order that turns by one.
- */
-const CLI_B = process.env.BENCH_SERVE_CLI_B ? resolve(process.env.BENCH_SERVE_CLI_B) : undefined;
-
 const rssMb = (pid: number) =>
   Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
+
+/**
+ * BENCH_SERVE_SESSION=own: the server in a session of its own (setsid), as a server started from another
+ * terminal than the run's is. Where Linux schedules sessions as groups (autogroup), the server's policy and
+ * niceness then count only within its own session: it competes with the run as an equal group.
+ */
+const OWN_SESSION = process.env.BENCH_SERVE_SESSION === "own";
+
+/**
+ * BENCH_SERVE_CLI_B="<cli.js> [serve's options]": a second server (main's build, or this build with
+ * `--nice 10`) measured in the same rounds: each round runs the run alone, served by BENCH_CLI's build as a
+ * user starts it, and served by this one, in an order that turns by one.
+ */
+const [CLI_B_PATH, ...CLI_B_ARGS] = (process.env.BENCH_SERVE_CLI_B ?? "").trim().split(/\s+/).filter(Boolean);
+const CLI_B = CLI_B_PATH ? resolve(CLI_B_PATH) : undefined;
 
 async function startServe(
   root: string,
   cli: string,
+  serveArgs: string[] = [],
 ): Promise<{ child: ChildProcess; url: string; token: string; startupCpuMs: number }> {
   // BENCH_SERVE_PROF=<dir>: the server writes a CPU profile there when it stops (node --cpu-prof).
   const profile = process.env.BENCH_SERVE_PROF
     ? ["--cpu-prof", `--cpu-prof-dir=${resolve(process.env.BENCH_SERVE_PROF)}`]
     : [];
-  const child = spawn(process.execPath, [...profile, cli, "serve", "--dir", root], {
+  const child = spawn(process.execPath, [...profile, cli, "serve", "--dir", root, ...serveArgs], {
     cwd: root,
     env: benchEnvironment(),
     stdio: ["ignore", "pipe", "ignore"],
+    detached: OWN_SESSION,
   });
   let out = "";
   const found = await new Promise<RegExpExecArray>((resolve, reject) => {
@@ -132,7 +143,7 @@ async function startLoad(url: string, token: string, spanMs: number, load: Load)
     child,
     go: () => child.stdin?.write("go\n"),
     finish: () =>
-      new Promise<{ sent: number; failed: number; read: number; cpuMs: number }>((resolve, reject) => {
+      new Promise<ClientsReport>((resolve, reject) => {
         child.once("exit", () => {
           const line = out.trim().split("\n").at(-1) ?? "";
           try {
@@ -146,8 +157,33 @@ async function startLoad(url: string, token: string, spanMs: number, load: Load)
   };
 }
 
+/** What the clients say when the run has ended (bench/serve-load.ts). */
+interface ClientsReport {
+  sent: number;
+  failed: number;
+  read: number;
+  cpuMs: number;
+  /** Requests answered before the run ended: a server that yields must still answer during the run. */
+  answeredInRun: number;
+  /** The answers' time from request to answer, ms. */
+  latency: { p50Ms: number; p95Ms: number; maxMs: number };
+}
+const NO_CLIENTS: ClientsReport = {
+  sent: 0,
+  failed: 0,
+  read: 0,
+  cpuMs: 0,
+  answeredInRun: 0,
+  latency: { p50Ms: 0, p95Ms: 0, maxMs: 0 },
+};
+
 /** `withServer`: false, no server at all; else the server, with that load (none: the server alone). */
-async function timedRun(template: string, withServer: false | Load, serveCli = CLI) {
+async function timedRun(
+  template: string,
+  withServer: false | Load,
+  serveCli = CLI,
+  serveArgs: string[] = [],
+) {
   const root = mkdtempSync(join(tmpdir(), "gantry-bench-serve-"));
   cpSync(template, root, { recursive: true });
   let server: Awaited<ReturnType<typeof startServe>> | undefined;
@@ -156,7 +192,7 @@ async function timedRun(template: string, withServer: false | Load, serveCli = C
     let rssBefore = 0;
     let cpuBefore = 0;
     if (withServer) {
-      server = await startServe(root, serveCli);
+      server = await startServe(root, serveCli, serveArgs);
       if (withServer.clients + withServer.requests > 0)
         load = await startLoad(server.url, server.token, lastBaselineMs * 0.8, withServer);
       await new Promise((r) => setTimeout(r, 300));
@@ -171,7 +207,7 @@ async function timedRun(template: string, withServer: false | Load, serveCli = C
     const timed = expectOk(`gantry run on ${STORIES} stories${withServer ? " with serve" : ""}`, await run);
     const rssAfter = server ? rssMb(server.child.pid as number) : 0;
     const serverCpuMs = server ? cpuMs(server.child.pid as number) - cpuBefore : 0;
-    const clients = (await load?.finish()) ?? { sent: 0, failed: 0, read: 0, cpuMs: 0 };
+    const clients = (await load?.finish()) ?? NO_CLIENTS;
     return {
       wallMs: timed.wallMs,
       rssBefore,
@@ -181,6 +217,8 @@ async function timedRun(template: string, withServer: false | Load, serveCli = C
       read: clients.read,
       serverCpuMs,
       clientsCpuMs: clients.cpuMs,
+      answeredInRun: clients.answeredInRun,
+      latency: clients.latency,
       runCpuMs: timed.cpuMs,
       startupCpuMs: server?.startupCpuMs ?? 0,
     };
@@ -260,17 +298,19 @@ async function runServeAB(template: string, cliB: string): Promise<Row[]> {
   const sides = [
     { name: "alone", cli: CLI },
     { name: "A", cli: CLI },
-    { name: "B", cli: cliB },
+    { name: "B", cli: cliB, args: CLI_B_ARGS },
   ];
   const wall = sides.map(() => [] as number[]);
   const ratio = sides.map(() => [] as number[]);
   const server = sides.map(() => [] as number[]);
+  const inRun = sides.map(() => [] as number[]);
+  const p95 = sides.map(() => [] as number[]);
   for (let round = 0; round < PAIRS; round++) {
     const runs: Awaited<ReturnType<typeof timedRun>>[] = [];
     for (let j = 0; j < sides.length; j++) {
       const k = (j + round) % sides.length;
       const side = sides[k] as (typeof sides)[number];
-      runs[k] = await timedRun(template, k === 0 ? false : FULL, side.cli);
+      runs[k] = await timedRun(template, k === 0 ? false : FULL, side.cli, "args" in side ? side.args : []);
       if (k === 0) lastBaselineMs = (runs[k] as { wallMs: number }).wallMs;
     }
     const alone = (runs[0] as { wallMs: number }).wallMs;
@@ -278,15 +318,17 @@ async function runServeAB(template: string, cliB: string): Promise<Row[]> {
       wall[k]?.push(timed.wallMs);
       ratio[k]?.push(timed.wallMs / alone);
       server[k]?.push(timed.serverCpuMs);
+      inRun[k]?.push(timed.answeredInRun);
+      p95[k]?.push(timed.latency.p95Ms);
       if (k > 0 && timed.read === 0) throw new Error("the SSE clients read nothing");
     });
     process.stderr.write(
-      `serve A/B round ${round + 1}/${PAIRS}: alone ${alone.toFixed(0)} ms; A ${runs[1]?.wallMs.toFixed(0)} ms (server ${runs[1]?.serverCpuMs} ms CPU); B ${runs[2]?.wallMs.toFixed(0)} ms (server ${runs[2]?.serverCpuMs} ms CPU)\n`,
+      `serve A/B round ${round + 1}/${PAIRS}: alone ${alone.toFixed(0)} ms; ${[1, 2].map((k) => `${k === 1 ? "A" : "B"} ${runs[k]?.wallMs.toFixed(0)} ms (server ${runs[k]?.serverCpuMs} ms CPU, ${runs[k]?.answeredInRun} answered during the run, p95 ${runs[k]?.latency.p95Ms} ms)`).join("; ")}\n`,
     );
   }
   return [1, 2].flatMap((k) => [
     row(
-      `run of ${STORIES} stories served by ${k === 1 ? "A" : "B"} (${relative(REPO, sides[k]?.cli ?? "")})`,
+      `run of ${STORIES} stories served by ${k === 1 ? "A" : "B"} (${[relative(REPO, sides[k]?.cli ?? ""), ...(k === 2 ? CLI_B_ARGS : [])].join(" ")})`,
       wall[k] as number[],
       median(wall[0] as number[]),
       "ms",
@@ -294,6 +336,8 @@ async function runServeAB(template: string, cliB: string): Promise<Row[]> {
     ),
     row(`  each round's ratio against the run alone`, ratio[k] as number[], 1, "x"),
     row(`  serve's own CPU over the run`, server[k] as number[], Number.NaN, "ms"),
+    row(`  requests answered during the run`, inRun[k] as number[], FULL.requests, "n"),
+    row(`  the answers' latency, 95th percentile`, p95[k] as number[], Number.NaN, "ms"),
   ]);
 }
 
@@ -313,6 +357,8 @@ export async function runServeBench(): Promise<Row[]> {
     const serverCpu: number[] = [];
     const runCpu: number[] = [];
     const startup: number[] = [];
+    const answeredInRun: number[] = [];
+    const latencyP95: number[] = [];
     let rss = 0;
     let sent = 0;
     let failed = 0;
@@ -327,9 +373,11 @@ export async function runServeBench(): Promise<Row[]> {
       plain.push(after.wallMs);
       lastBaselineMs = after.wallMs;
       process.stderr.write(
-        `serve bench pair ${i + 1}/${PAIRS}: ${after.wallMs.toFixed(0)} ms alone, ${with50.wallMs.toFixed(0)} ms served, server CPU ${with50.serverCpuMs} ms, clients' CPU ${with50.clientsCpuMs} ms (${CLIENTS_POLICY}), RSS ${with50.rssBefore.toFixed(0)}→${with50.rssAfter.toFixed(0)} MB, read ${with50.read} B\n`,
+        `serve bench pair ${i + 1}/${PAIRS}: ${after.wallMs.toFixed(0)} ms alone, ${with50.wallMs.toFixed(0)} ms served, server CPU ${with50.serverCpuMs} ms, clients' CPU ${with50.clientsCpuMs} ms (${CLIENTS_POLICY}), RSS ${with50.rssBefore.toFixed(0)}→${with50.rssAfter.toFixed(0)} MB, read ${with50.read} B, ${with50.answeredInRun} answered during the run, latency p50/p95/max ${with50.latency.p50Ms}/${with50.latency.p95Ms}/${with50.latency.maxMs} ms\n`,
       );
       served.push(with50.wallMs);
+      answeredInRun.push(with50.answeredInRun);
+      latencyP95.push(with50.latency.p95Ms);
       startup.push(with50.startupCpuMs);
       growth.push(with50.rssAfter / with50.rssBefore);
       serverCpu.push(with50.serverCpuMs);
@@ -367,6 +415,20 @@ export async function runServeBench(): Promise<Row[]> {
         Number.NaN,
         "ms",
         "loading its modules and compiling the body schemas; the bench starts the run after it",
+      ),
+      row(
+        "requests answered during the run",
+        answeredInRun,
+        sent,
+        "n",
+        "baseline: requests sent; the rest were answered after the run ended",
+      ),
+      row(
+        "the answers' latency during the run, 95th percentile of each pair",
+        latencyP95,
+        Number.NaN,
+        "ms",
+        "from the clients' side, request written to answer read",
       ),
       row(
         "serve RSS after the run / before",
