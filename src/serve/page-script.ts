@@ -26,14 +26,20 @@ const el = (tag, attrs, ...children) => {
 const usd = (n) => "$" + Number(n || 0).toFixed(2);
 const say = (line) => { document.getElementById("notice").textContent = line; };
 
+// A request that got no answer (the server gone, or its connection dropped while the server yielded the CPU
+// to a busy run) says so; pressed again, an answer the server did take meanwhile is refused as answered.
 async function post(path, body) {
-  const response = await fetch(path, {
-    method: "POST",
-    headers: { ...auth, "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const reply = await response.json().catch(() => ({}));
-  say(response.status + " " + (reply.code || "") + ": " + (reply.message || ""));
+  try {
+    const response = await fetch(path, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    const reply = await response.json().catch(() => ({}));
+    say(response.status + " " + (reply.code || "") + ": " + (reply.message || ""));
+  } catch (error) {
+    say("no answer from the server (" + error.message + "): press it again");
+  }
 }
 
 function renderRuns() {

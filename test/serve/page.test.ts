@@ -23,6 +23,7 @@ describe("gantry serve's page in headless Chromium", { skip: chromiumMissing, ti
       pollMs: 50,
     });
     const browser = await Browser.open();
+    let closed = false;
     try {
       await browser.navigate(`${server.url}#token=page-token`);
       await browser.until(
@@ -92,9 +93,19 @@ describe("gantry serve's page in headless Chromium", { skip: chromiumMissing, ti
         `document.getElementById("notice").textContent.startsWith("409")`,
         "a second answer refused",
       );
+
+      // A press that gets no answer (here the server is gone) says so rather than nothing.
+      await server.close();
+      closed = true;
+      await browser.until(`document.body.dataset.connected === "no"`, "the stream lost");
+      await browser.eval(`document.querySelector('button.answer[data-action="approve"]').click()`);
+      await browser.until(
+        `document.getElementById("notice").textContent.startsWith("no answer from the server (")`,
+        "a press with no answer said so",
+      );
     } finally {
       await browser.close();
-      await server.close();
+      if (!closed) await server.close();
     }
   });
 });
