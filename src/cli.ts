@@ -158,10 +158,7 @@ program
   .description("serve a live page of every run, and signed device routes (docs/serve.md)")
   .option("--port <n>", "the port (default: a free one)")
   .option("--host <address>", "listen on this address instead of 127.0.0.1 (warns)")
-  .option(
-    "--nice <n>",
-    "idle (SCHED_IDLE) or a niceness 0-19: a run on this machine comes first (default: idle)",
-  )
+  .option("--nice <n>", "idle (SCHED_IDLE, the default) or a niceness 0-19: a run here comes first")
   .option("--dir <path>", "the project root (default: .)")
   .action(async (options) => exit(await (await import("./cli/serve.js")).serveCommand(options)));
 
