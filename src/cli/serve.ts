@@ -13,15 +13,16 @@ export interface ServeCommandOptions {
   nice?: string;
 }
 
-/**
- * The server yields to the run it watches: on the machine running gantry, each millisecond the server takes
- * while the run's commands keep both cores busy delays the run. By default it runs under SCHED_IDLE
- * (docs/serve.md "## Cost": the choice, and the page's latency it costs under a busy run); `--nice <n>`
- * keeps the normal policy at that niceness instead.
- */
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
-/** `gantry serve`: the live page and its routes until Ctrl-C (docs/serve.md). */
+/**
+ * `gantry serve`: the live page and its routes until Ctrl-C (docs/serve.md).
+ *
+ * The server yields to the run it watches: on the machine running gantry, each millisecond the server takes
+ * while the run's commands keep both cores busy delays the run. By default it runs under SCHED_IDLE
+ * (docs/serve.md "## Cost", round five: the choice, and the latency it costs the page under a busy run);
+ * `--nice <n>` keeps the normal policy at that niceness instead.
+ */
 export async function serveCommand(options: ServeCommandOptions): Promise<number> {
   const root = projectRoot(options.dir);
   const port = options.port === undefined ? 0 : Number(options.port);

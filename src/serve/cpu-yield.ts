@@ -17,8 +17,8 @@ export function parseCpuYield(text: string | undefined): CpuYield | undefined {
 
 /**
  * Lowers this process's claim on the CPU, never raising it (that needs privileges). Under SCHED_IDLE a task
- * runs only on a core no normal task wants, never preempts one on waking, and is preempted by each one that
- * wakes; node cannot ask for it itself, so util-linux `chrt` sets it for every thread of this process (`-a`:
+ * gets a core a normal task of its session wants only at a weight of 3 against 1,024, never preempts one on
+ * waking, and is preempted by each one that wakes; node cannot ask for it itself, so util-linux `chrt` sets it for every thread of this process (`-a`:
  * V8's and libuv's threads too; threads made later inherit it). Returns a line to print when SCHED_IDLE
  * could not be had (no chrt, a kernel or sandbox that refuses it); the niceness is set either way.
  */
@@ -27,7 +27,13 @@ export function yieldCpu(setting: CpuYield): string | undefined {
   // On Linux a niceness is a thread's: V8's and libuv's threads already running are set one by one (threads
   // made later inherit their maker's); elsewhere the process's.
   const threads = process.platform === "linux" ? readdirSync("/proc/self/task").map(Number) : [0];
-  for (const thread of threads) if (nice > getPriority(thread)) setPriority(thread, nice);
+  for (const thread of threads) {
+    try {
+      if (nice > getPriority(thread)) setPriority(thread, nice);
+    } catch {
+      // a thread that ended since the listing
+    }
+  }
   if (setting !== "idle" || process.platform !== "linux") return undefined;
   const chrt = spawnSync("chrt", ["--idle", "-a", "-p", "0", String(process.pid)], {
     stdio: ["ignore", "ignore", "pipe"],
@@ -40,7 +46,7 @@ export function yieldCpu(setting: CpuYield): string | undefined {
   return `gantry serve: SCHED_IDLE not set (chrt: ${why}); running at niceness ${nice} instead`;
 }
 
-/** This process's scheduling policy from /proc/self/stat (5 is SCHED_IDLE), for tests; undefined off Linux. */
+/** The scheduling policy in a /proc/<pid>/task/<tid>/stat line (5 is SCHED_IDLE, 0 the normal one). */
 export function schedulingPolicy(stat: string): number | undefined {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   // Field 41 of proc(5), counted from field 3 (state), the first after the command's name.
