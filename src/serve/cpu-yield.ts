@@ -1,9 +1,16 @@
 import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
+import { findOnPath } from "../process/find-executable.js";
 
 /** `--nice`'s value: `idle` (SCHED_IDLE at niceness 19, the default) or a niceness 0-19 under the normal policy. */
 export type CpuYield = "idle" | number;
+
+/**
+ * Where `chrt` is looked for: the system's own directories, never the PATH, which may hold a project's
+ * `node_modules/.bin` (written by the agent's work) when gantry is started through npm.
+ */
+export const CHRT_DIRS = "/usr/bin:/bin";
 
 /** Niceness under SCHED_IDLE: where SCHED_IDLE cannot be had, the server is at least as low as a niceness goes. */
 const IDLE_NICE = 19;
@@ -35,7 +42,10 @@ export function yieldCpu(setting: CpuYield): string | undefined {
     }
   }
   if (setting !== "idle" || process.platform !== "linux") return undefined;
-  const chrt = spawnSync("chrt", ["--idle", "-a", "-p", "0", String(process.pid)], {
+  const program = findOnPath("chrt", CHRT_DIRS);
+  if (!program)
+    return `gantry serve: SCHED_IDLE not set (no chrt in ${CHRT_DIRS}); running at niceness ${nice} instead`;
+  const chrt = spawnSync(program, ["--idle", "-a", "-p", "0", String(process.pid)], {
     stdio: ["ignore", "ignore", "pipe"],
     timeout: 5000,
     encoding: "utf8",

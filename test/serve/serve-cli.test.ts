@@ -1,12 +1,21 @@
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { getPriority, tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { describe, it } from "node:test";
 import { devicesAddCommand, devicesRevokeCommand } from "../../src/cli/devices.js";
 import { serveCommand } from "../../src/cli/serve.js";
-import { schedulingPolicy } from "../../src/serve/cpu-yield.js";
+import { findOnPath } from "../../src/process/find-executable.js";
+import { CHRT_DIRS, schedulingPolicy } from "../../src/serve/cpu-yield.js";
 import { readRegistry, registryFile } from "../../src/serve/devices/registry.js";
 import { CLI, cliEnvironment } from "../e2e/harness.js";
 import { deviceKeys } from "./device-client.js";
@@ -32,17 +41,26 @@ function priorities(pid: number): string[] {
   });
 }
 
-const hasChrt = () => spawnSync("chrt", ["--version"], { stdio: "ignore", timeout: 5000 }).status === 0;
+const hasChrt = () => findOnPath("chrt", CHRT_DIRS) !== undefined;
 
 describe("gantry serve and gantry devices", () => {
   it("serve prints a URL with the token, keeps it 0600 while it runs, and removes it on Ctrl-C", async () => {
     const root = mkdtempSync(join(tmpdir(), "gantry-serve-cli-"));
+    // A `chrt` planted first on the PATH (as a project's node_modules/.bin is under npm) is never run.
+    const planted = join(root, "bin");
+    mkdirSync(planted);
+    writeFileSync(join(planted, "chrt"), `#!/bin/sh\ntouch "${join(root, "planted-chrt-ran")}"\n`, {
+      mode: 0o755,
+    });
+    const env = cliEnvironment();
     const child = spawn(process.execPath, [CLI, "serve", "--dir", root], {
-      env: cliEnvironment(),
+      env: { ...env, PATH: `${planted}${delimiter}${env.PATH ?? ""}` },
       stdio: ["ignore", "pipe", "pipe"],
     });
     // Started beside it: `--nice <n>` keeps the normal policy at that niceness.
-    const niced = spawn(process.execPath, [CLI, "serve", "--dir", root, "--nice", "7"], {
+    // (A project of its own: each server writes its token to its project's .gantry/serve/token.)
+    const nicedRoot = mkdtempSync(join(tmpdir(), "gantry-serve-nice-"));
+    const niced = spawn(process.execPath, [CLI, "serve", "--dir", nicedRoot, "--nice", "7"], {
       env: cliEnvironment(),
       stdio: ["ignore", "pipe", "ignore"],
     });
@@ -85,8 +103,12 @@ describe("gantry serve and gantry devices", () => {
       if (hasChrt()) assert.deepEqual(new Set(threads), new Set(["nice 19 policy 5"]), err);
       else {
         assert.deepEqual(new Set(threads), new Set(["nice 19 policy 0"]));
-        assert.match(err, /SCHED_IDLE not set \(chrt: .+\); running at niceness 19 instead/);
+        assert.match(
+          err,
+          /SCHED_IDLE not set \(no chrt in \/usr\/bin:\/bin\); running at niceness 19 instead/,
+        );
       }
+      assert.ok(!existsSync(join(root, "planted-chrt-ran")), "the chrt on the PATH was not run");
       for (let i = 0; i < 1200 && !/#token=/.test(nicedOut); i++) await new Promise((r) => setTimeout(r, 50));
       // Never below the niceness it was started with (this test's, when run under `nice -n 10`).
       const seven = Math.max(7, getPriority());
