@@ -1,7 +1,8 @@
 import { copyFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import type { Judged } from "../model/ledger.js";
-import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
+import type { CommitterIdentity } from "./committer.js";
+import { FIRST_STEP_EXIT, runGitScript } from "./exec.js";
 import { GANTRY_DIR, type TreeScope, UNBORN, writePrivateHead } from "./judge.js";
 
 /** The commit gantry made is not what HEAD holds afterwards: a hook or another process moved it. */
@@ -16,6 +17,8 @@ export interface CommitPlan {
   indexHoldsTree?: boolean;
   /** HEAD as it is now (read from the repository's files where it can be): checked against the commit made. */
   head: () => Promise<string>;
+  /** Who commits (committer.ts): the private git has no config of its own. */
+  identity: CommitterIdentity;
 }
 
 /** The variables that point git at the private directory: the steps on the user's repository drop them. */
@@ -76,7 +79,6 @@ export async function commitJudged(
   const gantry = `${scope.prefix}${GANTRY_DIR}`;
   const holds = plan.indexHoldsTree === true;
   scope.index.head = undefined;
-  scope.identity ??= await committerIdentity(scope.cwd);
   const parent = plan.judged.sha === UNBORN ? "" : plan.judged.sha;
   const commitIndex = join(scope.git.dir, "commit-index");
   rmSync(commitIndex, { force: true });
@@ -85,7 +87,7 @@ export async function commitJudged(
     scope.cwd,
     SCRIPT,
     [plan.judged.tree, parent, gantry, plan.subject, holds ? "1" : "", commitIndex],
-    { ...scope.git.env, ...scope.identity },
+    { ...scope.git.env, ...plan.identity },
     STEPS,
   );
   const [commit = "", tree = ""] = out.trim().split(/\s+/);
@@ -107,21 +109,4 @@ function copyIndex(from: string, to: string): void {
   copyFileSync(from, to);
   const { atime, mtime } = statSync(from);
   utimesSync(to, atime, mtime);
-}
-
-/** Who commits: the repository's own identity, as `git commit` would take it (the private git has no config). */
-async function committerIdentity(cwd: string): Promise<Record<string, string>> {
-  const env: Record<string, string> = {};
-  for (const [role, prefix] of [
-    ["GIT_AUTHOR_IDENT", "GIT_AUTHOR"],
-    ["GIT_COMMITTER_IDENT", "GIT_COMMITTER"],
-  ] as const) {
-    const ident = (await runGit(cwd, ["var", role])).trim();
-    const match = /^(.*) <([^>]*)> (\d+ [+-]\d{4})$/.exec(ident);
-    if (!match)
-      throw new Error(`git var ${role} printed ${JSON.stringify(ident)}, not "name <email> time zone"`);
-    env[`${prefix}_NAME`] = match[1] ?? "";
-    env[`${prefix}_EMAIL`] = match[2] ?? "";
-  }
-  return env;
 }

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { runGit } from "./exec.js";
+import { sharedConfigText } from "./shared-config.js";
 
 /**
  * A private git directory that shares the repository's objects and nothing else: its own index (built
@@ -71,7 +72,7 @@ const settingsByRepository = new Map<string, Promise<{ config: string; exclude: 
  */
 function repositorySettings(dirs: RepositoryDirs): Promise<{ config: string; exclude: string }> {
   const read = async () => ({ config: await privateConfig(dirs.top), exclude: await excludeRules(dirs) });
-  if (!sameForEveryWorktree(dirs)) return read();
+  if (sharedConfigText(dirs) === undefined) return read();
   let settings = settingsByRepository.get(dirs.commonDir);
   if (!settings) {
     settings = read();
@@ -79,34 +80,6 @@ function repositorySettings(dirs: RepositoryDirs): Promise<{ config: string; exc
     settings.catch(() => settingsByRepository.delete(dirs.commonDir));
   }
   return settings;
-}
-
-function sameForEveryWorktree(dirs: RepositoryDirs): boolean {
-  if (existsSync(join(dirs.gitDir, "config.worktree"))) return false;
-  const xdg = process.env.XDG_CONFIG_HOME || join(homedir(), ".config");
-  const files = [
-    join(dirs.commonDir, "config"),
-    join(process.env.HOME || homedir(), ".gitconfig"),
-    join(xdg, "git", "config"),
-    "/etc/gitconfig",
-    process.env.GIT_CONFIG_GLOBAL,
-    process.env.GIT_CONFIG_SYSTEM,
-  ];
-  for (const file of files) {
-    if (!file) continue;
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
-      return false;
-    }
-    if (/include/i.test(text)) return false;
-  }
-  // Config given in the environment is the same for every worktree; an include in it is not looked for.
-  return !Object.keys(process.env).some(
-    (name) => name.startsWith("GIT_CONFIG_KEY_") || name === "GIT_CONFIG_PARAMETERS",
-  );
 }
 
 /** Only what is needed to read the repository's objects: its format and extensions (sha256, …). */

@@ -27,8 +27,6 @@ export interface TreeScope {
   sameAsHead?: { head: string; tree: string; same: boolean };
   /** That diff-tree itself (`-r -z --no-renames`, raw, from the top level): the story's changes without another git. */
   lastDiff?: { head: string; tree: string; raw: string };
-  /** Who commits, read once a run (a change to it during a session is a tamper). */
-  identity?: Record<string, string>;
 }
 
 /** gantry's own files never count as the content being judged. */

@@ -3,7 +3,8 @@ import { InputError } from "../config/input-error.js";
 import type { Judged } from "../model/ledger.js";
 import { activity, realTree } from "../process/activity.js";
 import { commitJudged } from "./commit.js";
-import { runGit, runGitSteps } from "./exec.js";
+import { committerIdentity } from "./committer.js";
+import { runGit } from "./exec.js";
 import { gitReason } from "./git-error.js";
 import type { GitRepo, JudgeOptions } from "./git-repo.js";
 import { branchFromHeadFile, headFromFiles } from "./head-file.js";
@@ -170,7 +171,8 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
         last = undefined;
         knownFlags = undefined;
         const indexHoldsTree = wasLast !== undefined && s.index.head === judged.sha;
-        const made = await commitJudged(s, { judged, subject, indexHoldsTree, head });
+        const identity = await committerIdentity(projectRoot, dirs);
+        const made = await commitJudged(s, { judged, subject, indexHoldsTree, head, identity });
         const { commit } = made;
         committed = made;
         // The user's index just reset to the commit: the next session's tamper snapshot starts from its
@@ -302,10 +304,7 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     },
     async commitIdentityProblem() {
       try {
-        await runGitSteps(projectRoot, [
-          { args: ["var", "GIT_AUTHOR_IDENT"] },
-          { args: ["var", "GIT_COMMITTER_IDENT"] },
-        ]);
+        await committerIdentity(projectRoot, dirs);
         return undefined;
       } catch (error) {
         return `git has no identity to commit with (${gitReason(error)}); set user.name and user.email with git config`;
