@@ -43,6 +43,9 @@ export function refsFromFiles(commonDir: string): Map<string, string> | undefine
     seen += entries.length;
     if (seen > MAX_REF_ENTRIES) return undefined;
     for (const entry of entries) {
+      // No ref name has a part ending in .lock: such a file is a ref update in flight (another worker's
+      // branch being made), which git's own listing leaves out too.
+      if (entry.name.endsWith(".lock")) continue;
       const rel = `${dir}/${entry.name}`;
       if (entry.isDirectory()) pending.push(rel);
       else if (entry.isFile()) {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { refFromFiles } from "../../src/git/ref-files.js";
+import { refFromFiles, refsFromFiles } from "../../src/git/ref-files.js";
 import { refTip } from "../../src/git/worktree.js";
 import { git, write } from "../support/fixture-repo.js";
 
@@ -38,5 +38,18 @@ describe("refFromFiles", () => {
     assert.equal(await refTip(root, "refs/heads/sym", common), head, "git follows it");
     assert.equal(refFromFiles(common, "HEAD"), undefined);
     assert.equal(refFromFiles(common, "refs/heads/../heads/main"), undefined);
+  });
+
+  it("lists refs as git does: a ref update in flight (its .lock file) is no ref", async () => {
+    writeFileSync(join(common, "refs", "heads", "in-flight.lock"), `${head}\n`);
+    const listed = refsFromFiles(common);
+    assert.ok(listed);
+    assert.equal(listed.has("refs/heads/in-flight.lock"), false);
+    assert.equal(listed.get("refs/heads/main"), head);
+    const fromGit = git(root, "for-each-ref", "--format=%(refname)").split("\n");
+    assert.deepEqual(
+      [...listed.keys()].filter((ref) => ref !== "refs/heads/sym").sort(),
+      fromGit.filter((ref) => ref !== "refs/heads/sym").sort(),
+    );
   });
 });
