@@ -21,12 +21,21 @@ import { headAndTree, trackedFiles } from "./tracked-files.js";
 
 export { UNBORN };
 
-/** A small wrapper over git for the few questions gantry asks, each answered with as few git calls as it can. */
-export async function openRepo(projectRoot: string): Promise<GitRepo> {
-  const raw = (args: string[]) => runGit(projectRoot, args);
+/** Where a repository is, as `git rev-parse` says it (real, absolute paths). */
+export interface RepoLocations {
+  /** The project root's path from the top level ("" or "packages/x/"). */
+  prefix: string;
+  gitDir: string;
+  commonDir: string;
+  top: string;
+  objectFormat: string;
+}
+
+/** Where the repository at projectRoot is, asked of git; a setup git cannot work in is an InputError. */
+async function locateRepo(projectRoot: string): Promise<RepoLocations> {
   let located: string;
   try {
-    located = await raw([
+    located = await runGit(projectRoot, [
       "rev-parse",
       "--show-prefix",
       "--git-dir",
@@ -38,11 +47,21 @@ export async function openRepo(projectRoot: string): Promise<GitRepo> {
     // Not a repository, git missing, an unsafe owner: the user's setup, said in one line, exit 2.
     throw new InputError(projectRoot, "", `git cannot work here: ${gitReason(error)}`);
   }
-  const [prefix = "", gitDirRaw = ".git", commonRaw = gitDirRaw, top = projectRoot, format = "sha1"] = located
-    .replace(/\n$/, "")
-    .split("\n");
+  const [prefix = "", gitDirRaw = ".git", commonRaw = gitDirRaw, top = projectRoot, objectFormat = "sha1"] =
+    located.replace(/\n$/, "").split("\n");
   const gitDir = isAbsolute(gitDirRaw) ? gitDirRaw : join(projectRoot, gitDirRaw);
   const commonDir = isAbsolute(commonRaw) ? commonRaw : join(projectRoot, commonRaw);
+  return { prefix, gitDir, commonDir, top, objectFormat };
+}
+
+/**
+ * A small wrapper over git for the few questions gantry asks, each answered with as few git calls as it can.
+ * `known`: where the repository is, when the caller knows it for certain (a worktree gantry just made or
+ * found): no `rev-parse` then.
+ */
+export async function openRepo(projectRoot: string, known?: RepoLocations): Promise<GitRepo> {
+  const raw = (args: string[]) => runGit(projectRoot, args);
+  const { prefix, gitDir, commonDir, top, objectFormat: format } = known ?? (await locateRepo(projectRoot));
   const outside = [`:(exclude,top)${prefix}${GANTRY_DIR}`];
   const hashBytes = format === "sha256" ? 32 : 20;
   /** gantry's last commit and its tree (.gantry/ included). */

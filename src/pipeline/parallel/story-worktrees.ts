@@ -1,7 +1,8 @@
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { runGit } from "../../git/exec.js";
 import type { RefBook } from "../../git/ref-book.js";
+import type { RepoLocations } from "../../git/repo.js";
 import {
   addWorktree,
   isAncestor,
@@ -20,6 +21,8 @@ export interface WorktreeHome {
   /** git's common directory: story worktrees live under it, out of every tree a test runner walks. */
   commonDir: string;
   feature: string;
+  /** The repository's object format (`sha1`, `sha256`), the same in every worktree. */
+  objectFormat?: string;
 }
 
 export interface StoryWorktree {
@@ -33,13 +36,47 @@ export interface StoryWorktree {
 }
 
 export async function worktreeHome(root: string, feature: string): Promise<WorktreeHome> {
-  const [prefix = "", commonRaw = ".git", top = root] = (
-    await runGit(root, ["rev-parse", "--show-prefix", "--git-common-dir", "--show-toplevel"])
+  const [prefix = "", commonRaw = ".git", top = root, objectFormat = "sha1"] = (
+    await runGit(root, [
+      "rev-parse",
+      "--show-prefix",
+      "--git-common-dir",
+      "--show-toplevel",
+      "--show-object-format",
+    ])
   )
     .replace(/\n$/, "")
     .split("\n");
   const commonDir = isAbsolute(commonRaw) ? commonRaw : join(root, commonRaw);
-  return { top, prefix, commonDir, feature };
+  return { top, prefix, commonDir, feature, objectFormat };
+}
+
+/**
+ * Where a story's worktree is, as `git rev-parse` in it would say, from what is known already: its top
+ * level, the home's prefix, common directory and object format, and its git directory from its `.git`
+ * file (`gitdir: <path>`, as git itself reads it). Undefined when any of it does not read as expected:
+ * the caller asks git then.
+ */
+export function worktreeLocations(home: WorktreeHome, worktree: StoryWorktree): RepoLocations | undefined {
+  if (home.objectFormat === undefined) return undefined;
+  try {
+    const dotGit = join(worktree.path, ".git");
+    const line = /^gitdir: (.+?)\r?\n?$/.exec(readFileSync(dotGit, "utf8"));
+    if (!line?.[1]) return undefined;
+    const gitDir = realpathSync(resolve(worktree.path, line[1]));
+    const commonDir = realpathSync(home.commonDir);
+    // A linked worktree's git directory is one of the common directory's worktree records.
+    if (dirname(gitDir) !== join(commonDir, "worktrees")) return undefined;
+    return {
+      prefix: home.prefix,
+      gitDir,
+      commonDir,
+      top: realpathSync(worktree.path),
+      objectFormat: home.objectFormat,
+    };
+  } catch {
+    return undefined;
+  }
 }
 
 /** A name safe in a ref and a path: anything but letters, digits, `.`, `_` and `-` becomes `-`. */

@@ -3,7 +3,7 @@ import { bookedRepo, type RefBook } from "../../git/ref-book.js";
 import { openRepo } from "../../git/repo.js";
 import { bwrapArgs, sandboxLayout } from "../../process/sandbox.js";
 import type { RunContext } from "../../stages/context.js";
-import type { StoryWorktree, WorktreeHome } from "./story-worktrees.js";
+import { type StoryWorktree, type WorktreeHome, worktreeLocations } from "./story-worktrees.js";
 
 /**
  * The run as one worker sees it: the same bus, ledger, story store, cost, state and requests (so caps,
@@ -17,7 +17,7 @@ export async function workerContext(
   worktree: StoryWorktree,
 ): Promise<{ ctx: RunContext; close: () => void }> {
   const root = join(worktree.path, home.prefix);
-  const inner = await openRepo(root);
+  const inner = await openRepo(root, worktreeLocations(home, worktree));
   const git = bookedRepo(inner, book, worktree.branch);
   const bwrap = run.sandbox?.[0];
   const sandbox = bwrap

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -10,6 +10,7 @@ import {
   openStoryWorktree,
   retireStoryWorktree,
   worktreeHome,
+  worktreeLocations,
 } from "../../../src/pipeline/parallel/story-worktrees.js";
 import { git, write } from "../../support/fixture-repo.js";
 
@@ -82,5 +83,40 @@ describe("retireStoryWorktree", () => {
     const third = await openStoryWorktree(home, book, "F", tip);
     assert.equal(existsSync(join(third.path, "src", "left.js")), false);
     assert.equal(git(third.path, "status", "--porcelain"), "");
+  });
+});
+
+describe("worktreeLocations", () => {
+  it("says where a story's worktree is exactly as git rev-parse in it does, without asking git", async () => {
+    const { root, book } = await fixture();
+    // gantry's project in a folder of the repository: the worktree's project root is that folder in it.
+    const home = await worktreeHome(join(root, "src"), "f");
+    const worktree = await openStoryWorktree(home, book, "G", git(root, "rev-parse", "HEAD"));
+    const [prefix, gitDir, commonDir, top, objectFormat] = git(
+      join(worktree.path, "src"),
+      "rev-parse",
+      "--show-prefix",
+      "--git-dir",
+      "--git-common-dir",
+      "--show-toplevel",
+      "--show-object-format",
+    ).split("\n");
+    assert.equal(prefix, "src/");
+    assert.deepEqual(worktreeLocations(home, worktree), { prefix, gitDir, commonDir, top, objectFormat });
+  });
+
+  it("anything it does not read as git would write it: undefined, and the caller asks git", async () => {
+    const { root, home, book } = await fixture();
+    const worktree = await openStoryWorktree(home, book, "H", git(root, "rev-parse", "HEAD"));
+    writeFileSync(join(worktree.path, ".git"), `gitdir: ${root}/.git\n`);
+    assert.equal(
+      worktreeLocations(home, worktree),
+      undefined,
+      "not one of the repository's worktree records",
+    );
+    writeFileSync(join(worktree.path, ".git"), "not a gitdir line\n");
+    assert.equal(worktreeLocations(home, worktree), undefined);
+    rmSync(join(worktree.path, ".git"));
+    assert.equal(worktreeLocations(home, worktree), undefined);
   });
 });
