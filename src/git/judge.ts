@@ -2,6 +2,7 @@ import { writeFileSync } from "node:fs";
 import { join, posix } from "node:path";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import type { PrivateGit } from "./hermetic.js";
+import { knownJudgedDiff, rememberJudgedDiff, treesWithKnownDiff } from "./judged-changes.js";
 
 export const UNBORN = "0000000000000000000000000000000000000000";
 /** The tree with nothing in it (sha1 repositories). */
@@ -43,8 +44,9 @@ const JUDGE_STEPS = [
 
 /**
  * The judge in one shell ($1 HEAD or "" when unborn, $2 "1" to rebase the index on HEAD, $3 .gantry/'s
- * pathspec, $4 its exclusion, $5 what to compare with): the tree on the first line, then diff-tree -z of
- * HEAD and the tree for the escapes check. A git started from a small shell costs less than one from node.
+ * pathspec, $4 its exclusion, $5 what to compare with, $6 trees whose diff against $5 is known): the tree on
+ * the first line, then diff-tree -z of HEAD and the tree for the escapes check (or "=" for a known one).
+ * A git started from a small shell costs less than one from node.
  * When HEAD moved since the index was last based on it, the index is rebuilt from HEAD's entries: -m keeps
  * the stat data of unchanged entries (no rehash), -i ignores the working tree, which `add` then reads.
  */
@@ -59,6 +61,8 @@ const JUDGE_SCRIPT = [
   "fi",
   `tree=$(git write-tree) || exit $((e+3))`,
   `printf '%s\\n' "$tree"`,
+  // A tree whose diff against $5 this process has already (judged-changes.ts): "=" instead of a diff-tree.
+  `case " $6 " in *" $tree "*) printf '=' ; exit 0 ;; esac`,
   `git diff-tree -r -z --no-renames "$5" "$tree" -- ":(top)" "$4" || exit $((e+4))`,
 ].join("\n");
 
@@ -75,6 +79,8 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   // The private HEAD is the judged commit: a later stat check (`status`) compares against it, not against
   // an unborn branch (which would list every file).
   writePrivateHead(scope, head);
+  const against = head === UNBORN ? EMPTY_TREE : head;
+  const exclusion = `:(exclude,top)${scope.prefix}${GANTRY_DIR}`;
   const out = await runGitScript(
     scope.cwd,
     JUDGE_SCRIPT,
@@ -82,15 +88,28 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
       head === UNBORN ? "" : head,
       rebase ? "1" : "",
       gantry,
-      `:(exclude,top)${scope.prefix}${GANTRY_DIR}`,
-      head === UNBORN ? EMPTY_TREE : head,
+      exclusion,
+      against,
+      treesWithKnownDiff(scope.prefix, against).join(" "),
     ],
     scope.git.env,
     JUDGE_STEPS,
   );
   const newline = out.indexOf("\n");
   const tree = out.slice(0, newline);
-  const diff = out.slice(newline + 1);
+  // A raw diff is empty or starts with ":": "=" is the script saying the diff is known (asked again if it
+  // was dropped from the cache meanwhile).
+  const rest = out.slice(newline + 1);
+  const diff =
+    rest === "="
+      ? (knownJudgedDiff(scope.prefix, against, tree) ??
+        (await runGit(
+          scope.cwd,
+          ["diff-tree", "-r", "-z", "--no-renames", against, tree, "--", ":(top)", exclusion],
+          scope.git.env,
+        )))
+      : rest;
+  rememberJudgedDiff(scope.prefix, against, tree, diff);
   scope.index.head = head;
   // No entry differs from HEAD (.gantry/ aside): what "changed nothing" asks, answered already.
   scope.sameAsHead = { head, tree, same: diff === "" };

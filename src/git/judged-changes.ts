@@ -24,3 +24,29 @@ export function parseJudgedDiff(raw: string, prefix: string): JudgedChange[] | u
   }
   return changes;
 }
+
+/**
+ * The judge's diff-trees of this process, raw, by HEAD and judged tree (and the project's prefix, which the
+ * pathspec depends on). Both are object ids, and the objects they name never change, so neither does the
+ * diff: a tree judged again (another worker's command ran meanwhile, a recheck) needs no second diff-tree.
+ */
+const judgedDiffs = new Map<string, string>();
+const MAX_JUDGED_DIFFS = 64;
+const diffKey = (prefix: string, head: string, tree: string) => `${prefix}\0${head}\0${tree}`;
+
+export function knownJudgedDiff(prefix: string, head: string, tree: string): string | undefined {
+  return judgedDiffs.get(diffKey(prefix, head, tree));
+}
+
+export function rememberJudgedDiff(prefix: string, head: string, tree: string, raw: string): void {
+  if (judgedDiffs.size >= MAX_JUDGED_DIFFS) judgedDiffs.delete(judgedDiffs.keys().next().value as string);
+  judgedDiffs.set(diffKey(prefix, head, tree), raw);
+}
+
+/** The trees whose diff against `head` is known, for the judge's script to skip its diff-tree for them. */
+export function treesWithKnownDiff(prefix: string, head: string): string[] {
+  const start = diffKey(prefix, head, "");
+  const trees: string[] = [];
+  for (const key of judgedDiffs.keys()) if (key.startsWith(start)) trees.push(key.slice(start.length));
+  return trees;
+}

@@ -86,7 +86,9 @@ describe("the judge's git programs and its memory of judged trees", () => {
       "a new symlink: its target read",
     );
     assert.equal(await judgeTree(scope, head), tree);
-    assert.deepEqual(commands(), ["add", "write-tree", "diff-tree"], "the same tree again: remembered");
+    assert.deepEqual(commands(), ["add", "write-tree"], "the same tree again: remembered, its diff-tree too");
+    assert.equal(scope.lastDiff?.tree, tree);
+    assert.match(scope.lastDiff?.raw ?? "", /A\0src\/link\.js\0/, "the diff known from before");
   });
 
   it("remembers at most 65 judged trees: the memory is emptied, not grown, past its bound", async () => {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, unlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, unlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { parseJudgedDiff } from "../../src/git/judged-changes.js";
+import { JudgeRefusal } from "../../src/git/judge.js";
+import { knownJudgedDiff, parseJudgedDiff, rememberJudgedDiff } from "../../src/git/judged-changes.js";
 import { openRepo } from "../../src/git/repo.js";
 import { treeChanges } from "../../src/verification/strategies/test-integrity/tree-diff.js";
 import { git, write } from "../support/fixture-repo.js";
@@ -83,5 +84,44 @@ describe("the story's changes from the judge's own diff-tree", () => {
       JSON.stringify(changes),
     );
     repository.close();
+  });
+
+  it("a HEAD and tree judged before (another worktree, a judge again): its diff-tree is not run again", async () => {
+    const { root, base } = repo({ "src/a.ts": "a\n" });
+    write(root, "src/a.ts", "a2\n");
+    const first = await openRepo(root);
+    const { tree } = await first.judge();
+    const raw = knownJudgedDiff("", base, tree);
+    assert.equal(
+      raw,
+      `:100644 100644 ${git(root, "rev-parse", "HEAD:src/a.ts")} ${git(root, "hash-object", "src/a.ts")} M\0src/a.ts\0`,
+    );
+    first.close();
+    // The same tree judged from another opening of the repository: the diff is the one known, not git's
+    // (a stand-in put in its place shows which one the judge took).
+    rememberJudgedDiff("", base, tree, ":100644 100644 1111 2222 M\0src/stand-in.ts\0");
+    const second = await openRepo(root);
+    assert.equal((await second.judge()).tree, tree);
+    assert.deepEqual(second.judgedChanges?.(base, tree), [{ status: "M", path: "src/stand-in.ts" }]);
+    // Another tree at the same HEAD is diffed by git.
+    write(root, "src/b.ts", "b\n");
+    const other = await second.judge({ recheck: true });
+    assert.notEqual(other.tree, tree);
+    assert.deepEqual(second.judgedChanges?.(base, other.tree), [
+      { status: "M", path: "src/a.ts" },
+      { status: "A", path: "src/b.ts" },
+    ]);
+    second.close();
+  });
+
+  it("a tree whose diff is known is still checked for escapes in each repository that judges it", async () => {
+    const { root } = repo({ "src/a.ts": "a\n" });
+    symlinkSync("/etc/passwd", join(root, "src/out"));
+    const first = await openRepo(root);
+    await assert.rejects(first.judge(), JudgeRefusal);
+    first.close();
+    const second = await openRepo(root);
+    await assert.rejects(second.judge(), /src\/out is a symlink to "\/etc\/passwd", outside the repository/);
+    second.close();
   });
 });
