@@ -117,7 +117,15 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
 
   // The last tree judged and what had run by then (activity.ts): judged again only when it may be stale.
   let last:
-    | { sha: string; tree: string; started: number; writers: number; baseline?: StatBaseline }
+    | {
+        sha: string;
+        tree: string;
+        started: number;
+        writers: number;
+        baseline?: StatBaseline;
+        /** Nothing that could reach this tree ran while it was judged or last checked. */
+        settled: boolean;
+      }
     | undefined;
   // The stat pass in node (stat-check.ts) when it can answer "unchanged" alone, else git's status.
   let lastBaseline: StatBaseline | undefined;
@@ -130,12 +138,14 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     const sha = await head();
     const s = await scope();
     const now = ranHere();
-    if (last && last.sha === sha && now.running === 0 && now.writers === last.writers) {
-      // Nothing ran since: the tree is the one judged. Only commands that do not change files ran: a stat
-      // pass against the judged index says whether they did anyway.
-      if (now.started === last.started && !options.recheck) return { sha, tree: last.tree };
+    if (last && last.sha === sha && now.writers === last.writers && now.runningWriters === 0) {
+      // Nothing ran since: the tree is the one judged.
+      if (last.settled && now.running === 0 && now.started === last.started && !options.recheck)
+        return { sha, tree: last.tree };
+      // Only commands that do not change files ran since, or run still (another worker's tests): a stat
+      // pass against the judged index says whether they did anyway. While one runs, the next judge looks again.
       if (await unchanged(s, last.baseline)) {
-        last.started = now.started;
+        if (now.running === 0) Object.assign(last, { started: now.started, settled: true });
         return { sha, tree: last.tree };
       }
     }
@@ -150,7 +160,10 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       if (sameContents.size >= 64) sameContents.clear();
       sameContents.set(`${s.sameAsHead.head} ${s.sameAsHead.tree}`, s.sameAsHead.same);
     }
-    if (now.running === 0) last = { sha, tree, started: now.started, writers: now.writers, baseline };
+    // No command that may change files runs: what does not may still (another worker's tests), which the
+    // next judge's stat pass checks.
+    if (now.runningWriters === 0)
+      last = { sha, tree, started: now.started, writers: now.writers, baseline, settled: now.running === 0 };
     return { sha, tree };
   };
 

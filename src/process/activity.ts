@@ -20,6 +20,8 @@ export interface Activity {
   writers: number;
   /** Commands still running: while one is, no judged tree is taken as settled. */
   running: number;
+  /** Of those, the ones that may change files: while one is, a judged tree is not kept at all. */
+  runningWriters: number;
 }
 
 /** Where a command can write, of the working trees gantry judges. */
@@ -38,7 +40,7 @@ interface Tally {
   counts: Activity;
 }
 
-const everywhere: Activity = { started: 0, writers: 0, running: 0 };
+const everywhere: Activity = { started: 0, writers: 0, running: 0, runningWriters: 0 };
 /** By scope (real paths). Never removed: a tree's sum over the records that reach it only ever grows. */
 const scoped = new Map<string, Tally>();
 
@@ -48,11 +50,13 @@ export function noteCommand(mayWrite: boolean, scope?: WriteScope): () => void {
   counts.started += 1;
   if (mayWrite) counts.writers += 1;
   counts.running += 1;
+  if (mayWrite) counts.runningWriters += 1;
   let ended = false;
   return () => {
     if (ended) return;
     ended = true;
     counts.running -= 1;
+    if (mayWrite) counts.runningWriters -= 1;
     // An end counts as activity too: what the command did up to its last moment is seen by the next check.
     counts.started += 1;
   };
@@ -69,6 +73,7 @@ export function activity(tree?: string): Activity {
     total.started += counts.started;
     total.writers += counts.writers;
     total.running += counts.running;
+    total.runningWriters += counts.runningWriters;
   }
   return total;
 }
@@ -95,7 +100,7 @@ function tallyFor(scope: WriteScope): Tally | undefined {
   const key = [tree, ...shielded.sort()].join("\0");
   let tally = scoped.get(key);
   if (!tally) {
-    tally = { scope: { tree, shielded }, counts: { started: 0, writers: 0, running: 0 } };
+    tally = { scope: { tree, shielded }, counts: { started: 0, writers: 0, running: 0, runningWriters: 0 } };
     scoped.set(key, tally);
   }
   return tally;
