@@ -1,6 +1,7 @@
 import { lstatSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { noteCommand } from "../process/activity.js";
+import { rememberTreeOfCommit } from "./commit-trees.js";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import { GANTRY_DIR } from "./judge.js";
 
@@ -104,7 +105,9 @@ export async function commitMerge(plan: MergeCommitPlan): Promise<string> {
     { GIT_INDEX_FILE: plan.indexFile },
     COMMIT_MERGE_STEPS,
   );
-  return out.trim();
+  const [commit = "", tree = ""] = out.trim().split(" ");
+  rememberTreeOfCommit(commit, tree);
+  return commit;
 }
 
 const COMMIT_MERGE_STEPS = [
@@ -127,14 +130,14 @@ const COMMIT_MERGE_SCRIPT = [
   `e=${FIRST_STEP_EXIT}`,
   'g() { git -c core.quotepath=off -c core.fsmonitor=false "$@"; }',
   `blob=$(g hash-object -w --no-filters "$1") || exit $((e+0))`,
-  `gantry=$(g rev-parse --verify -q "$2" 2>/dev/null) || gantry=`,
   `g read-tree "$3" || exit $((e+1))`,
-  `if [ -n "$gantry" ]; then g read-tree --prefix="$4" "$gantry" || exit $((e+2)); fi`,
+  // gantry's folder read straight by name; only when that fails is it asked whether the commit has one at all.
+  `if ! g read-tree --prefix="$4" "$2" 2>/dev/null && g cat-file -e "$2" 2>/dev/null; then exit $((e+2)); fi`,
   `g update-index --add --cacheinfo "100644,$blob,$5" || exit $((e+3))`,
   `tree=$(g write-tree) || exit $((e+4))`,
   `commit=$(g commit-tree "$tree" -p "$6" -p "$7" -m "$8") || exit $((e+5))`,
   `g -c core.hooksPath=/dev/null update-ref -m "gantry: $8" "$9" "$commit" "$6" || exit $((e+6))`,
-  `printf '%s\n' "$commit"`,
+  `printf '%s %s\n' "$commit" "$tree"`,
 ].join("\n");
 
 /**

@@ -3,6 +3,7 @@ import { InputError } from "../config/input-error.js";
 import type { Judged } from "../model/ledger.js";
 import { activity, realTree } from "../process/activity.js";
 import { commitJudged } from "./commit.js";
+import { rememberTreeOfCommit, treeOfCommit } from "./commit-trees.js";
 import { committerIdentity } from "./committer.js";
 import { runGit } from "./exec.js";
 import { gitReason } from "./git-error.js";
@@ -207,6 +208,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
         const made = await commitJudged(s, { judged, subject, indexHoldsTree, head, identity });
         const { commit } = made;
         committed = made;
+        rememberTreeOfCommit(made.commit, made.tree);
         // The user's index just reset to the commit: the next session's tamper snapshot starts from its
         // flags, read here in node (git is asked again when the file is one this cannot read whole).
         const index = readIndexFile(join(gitDir, "index"), hashBytes);
@@ -265,6 +267,11 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       return same;
     },
     async snapshot() {
+      // The first snapshot of this tree (a story's new worktree): the flags read in node where it can.
+      if (!knownFlags) {
+        const index = readIndexFile(join(gitDir, "index"), hashBytes);
+        if (index) knownFlags = { indexKey: index.key, indexFlags: indexFlagsOf(index.entries) };
+      }
       const taken = await snapshotGit(top, gitDir, commonDir, knownFlags);
       knownFlags = taken;
       return taken;
@@ -302,9 +309,14 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     },
     async headAndTree() {
       const sha = await head();
-      // gantry's own last commit names its tree; any other HEAD is asked of git.
+      // gantry's own last commit names its tree, as does any commit whose tree this process knows (the tip
+      // a story's worktree starts from); any other HEAD is asked of git.
       if (committed?.commit === sha) return { sha, tree: committed.tree };
-      return headAndTree(projectRoot);
+      const known = treeOfCommit(sha);
+      if (known !== undefined) return { sha, tree: known };
+      const answer = await headAndTree(projectRoot);
+      rememberTreeOfCommit(answer.sha, answer.tree);
+      return answer;
     },
     async headSubject() {
       try {

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { treeOfCommit } from "../../src/git/commit-trees.js";
 import { commitMerge, followBranch, mergeTrees, moveWorktree, resetWorktree } from "../../src/git/merge.js";
 import { openRepo } from "../../src/git/repo.js";
 import { git, write } from "../support/fixture-repo.js";
@@ -76,11 +77,44 @@ describe("commitMerge and followBranch", () => {
     assert.equal(git(root, "rev-parse", "main"), sha);
     assert.equal(git(root, "rev-list", "--parents", "-n", "1", sha), `${sha} ${base} ${story}`);
     assert.equal(git(root, "show", `${sha}:.gantry/features/f/prd.json`), '{"v":1}');
+    assert.equal(
+      treeOfCommit(sha),
+      git(root, "rev-parse", `${sha}^{tree}`),
+      "its tree known without asking git",
+    );
     assert.equal(existsSync(join(root, "src/b.js")), false, "not yet followed");
     const changed = await followBranch(root, "", base, sha);
     assert.deepEqual(changed, ["src/b.js"]);
     assert.equal(readFileSync(join(root, "src/b.js"), "utf8"), "b\n");
     assert.equal(git(root, "status", "--porcelain"), "");
+  });
+
+  it("a branch with no gantry folder: the merge commit has none but prd.json; a file in its place fails", async () => {
+    const { root, base, branch } = fixture();
+    const story = branch("story", { "src/b.js": "b\n" });
+    const merged = await mergeTrees(root, base, story);
+    assert.ok(merged.clean);
+    write(root, "pkg/.gantry/features/f/prd.json", '{"v":2}\n');
+    const plan = {
+      cwd: root,
+      tree: merged.tree,
+      base,
+      story,
+      branch: "refs/heads/main",
+      gantryDir: "pkg/.gantry",
+      prd: { path: "pkg/.gantry/features/f/prd.json", file: join(root, "pkg/.gantry/features/f/prd.json") },
+      subject: "gantry: merge story",
+      indexFile: join(root, ".git", "merge-test-2.index"),
+    };
+    const sha = await commitMerge(plan);
+    assert.deepEqual(git(root, "ls-tree", "-r", "--name-only", `${sha}:pkg`).split("\n"), [
+      ".gantry/features/f/prd.json",
+    ]);
+    // A "folder" that is a file in the branch cannot be read as one: the step says so.
+    await assert.rejects(
+      commitMerge({ ...plan, base: sha, gantryDir: ".gantry/features/f/prd.json" }),
+      /gantry's folder/,
+    );
   });
 
   it("following a removal does not remove through a folder that is a symlink (another tree's file behind it)", async () => {

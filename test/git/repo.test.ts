@@ -103,4 +103,36 @@ describe("git repo wrapper", () => {
     main.close();
     inLinked.close();
   });
+
+  it("a first snapshot's index flags, read from the index file, are git's own", async () => {
+    const root = repo();
+    writeFileSync(join(root, "b.js"), "export const b = 1;\n");
+    git(root, "add", "b.js");
+    git(root, "commit", "-q", "-m", "b");
+    git(root, "update-index", "--skip-worktree", "a.js");
+    git(root, "update-index", "--assume-unchanged", "b.js");
+    const repo_ = await openRepo(root);
+    const snapshot = await repo_.snapshot();
+    const fromGit = git(root, "ls-files", "-v")
+      .split("\n")
+      .filter((line) => line !== "" && !line.startsWith("H "));
+    assert.deepEqual([...snapshot.indexFlags].sort(), fromGit.sort());
+    assert.equal(snapshot.indexFlags.size, 2);
+    repo_.close();
+  });
+
+  it("HEAD's tree for a commit gantry made, asked from another worktree of the repository: git's own", async () => {
+    const root = repo();
+    const first = await openRepo(root);
+    writeFileSync(join(root, "c.js"), "export const c = 1;\n");
+    const commit = await first.commitJudged(await first.judge(), "gantry(US-1): c");
+    first.close();
+    const linked = join(mkdtempSync(join(tmpdir(), "gantry-repo-linked-")), "wt");
+    git(root, "worktree", "add", "-q", "--detach", linked, commit);
+    const other = await openRepo(linked);
+    const [sha, tree] = git(linked, "rev-parse", "HEAD", "HEAD^{tree}").trim().split("\n");
+    assert.equal(sha, commit);
+    assert.deepEqual(await other.headAndTree(), { sha, tree });
+    other.close();
+  });
 });

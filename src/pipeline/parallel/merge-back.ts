@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { join, relative } from "node:path";
+import { treeOfCommit } from "../../git/commit-trees.js";
 import { runGit } from "../../git/exec.js";
 import { commitMerge, followBranch, mergeTrees, moveWorktree, resetWorktree } from "../../git/merge.js";
 import type { RefBook } from "../../git/ref-book.js";
@@ -150,7 +151,8 @@ async function judgedInWorktree(
   storyTip: string,
   mergedTree: string,
 ): Promise<{ tree: string; reason?: undefined } | undefined> {
-  const storyTree = (await runGit(ctx.root, ["rev-parse", `${storyTip}^{tree}`])).trim();
+  const storyTree =
+    treeOfCommit(storyTip) ?? (await runGit(ctx.root, ["rev-parse", `${storyTip}^{tree}`])).trim();
   if (mergedTree !== storyTree) return undefined;
   const judged = await ctx.git.judge({ recheck: true });
   if (judged.sha !== storyTip || !(await ctx.git.sameContent(storyTip, judged.tree))) return undefined;
