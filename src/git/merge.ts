@@ -85,9 +85,14 @@ export interface MergeCommitPlan {
 /**
  * Commits a judged merge onto the feature branch: the judged tree, gantry's folder as the branch has it
  * with prd.json as gantry wrote it, two parents, then the branch moved only if it still points at `base`.
- * No hook runs. Returns the new commit.
+ * No hook runs. Returns the new commit. `moving` runs the branch's move, which gives the commit (only the
+ * move: the commit is made before it, moving no ref), so a caller that serialises ref moves holds its lock
+ * for one git program.
  */
-export async function commitMerge(plan: MergeCommitPlan): Promise<string> {
+export async function commitMerge(
+  plan: MergeCommitPlan,
+  moving: (move: () => Promise<string>) => Promise<unknown> = (move) => move(),
+): Promise<string> {
   const out = await runGitScript(
     plan.cwd,
     COMMIT_MERGE_SCRIPT,
@@ -100,13 +105,24 @@ export async function commitMerge(plan: MergeCommitPlan): Promise<string> {
       plan.base,
       plan.story,
       plan.subject,
-      plan.branch,
     ],
     { GIT_INDEX_FILE: plan.indexFile },
     COMMIT_MERGE_STEPS,
   );
   const [commit = "", tree = ""] = out.trim().split(" ");
   rememberTreeOfCommit(commit, tree);
+  await moving(() =>
+    runGit(plan.cwd, [
+      "-c",
+      "core.hooksPath=/dev/null",
+      "update-ref",
+      "-m",
+      `gantry: ${plan.subject}`,
+      plan.branch,
+      commit,
+      plan.base,
+    ]).then(() => commit),
+  );
   return commit;
 }
 
@@ -117,14 +133,13 @@ const COMMIT_MERGE_STEPS = [
   "git update-index (prd.json)",
   "git write-tree",
   "git commit-tree",
-  "git update-ref (the feature branch)",
 ];
 
 /**
  * commitMerge in one shell: a git started from a small shell costs less than one forked from node, and the
  * serial merge waits for one helper reply instead of five. $1 prd.json's file, $2 `<commit>:<gantry dir>`,
- * $3 the judged tree, $4 the gantry dir with its slash, $5 prd.json's path, $6 base, $7 story, $8 subject,
- * $9 the branch. The private index is GIT_INDEX_FILE.
+ * $3 the judged tree, $4 the gantry dir with its slash, $5 prd.json's path, $6 base, $7 story, $8 subject.
+ * The private index is GIT_INDEX_FILE. The branch is moved after it, by commitMerge.
  */
 const COMMIT_MERGE_SCRIPT = [
   `e=${FIRST_STEP_EXIT}`,
@@ -136,7 +151,6 @@ const COMMIT_MERGE_SCRIPT = [
   `g update-index --add --cacheinfo "100644,$blob,$5" || exit $((e+3))`,
   `tree=$(g write-tree) || exit $((e+4))`,
   `commit=$(g commit-tree "$tree" -p "$6" -p "$7" -m "$8") || exit $((e+5))`,
-  `g -c core.hooksPath=/dev/null update-ref -m "gantry: $8" "$9" "$commit" "$6" || exit $((e+6))`,
   `printf '%s %s\n' "$commit" "$tree"`,
 ].join("\n");
 

@@ -27,18 +27,19 @@ export async function listWorktrees(cwd: string): Promise<WorktreeEntry[]> {
 }
 
 /**
- * A new worktree at `path` on a new branch made from `base`, hooks off. Dependencies the project keeps
- * out of git (`node_modules`) are linked from `linkFrom`, so its test commands work there as they do at home.
+ * Checks out an existing branch in a new worktree at `path`, hooks off. Dependencies the project keeps out
+ * of git (`node_modules`) are linked from `linkFrom`, so its test commands work there as they do at home.
+ * It moves no ref other worktrees share (the new worktree's HEAD is its own): other worktrees' sessions
+ * may compare refs meanwhile.
  */
 export async function addWorktree(
   cwd: string,
   path: string,
   branch: string,
-  base: string,
   linkFrom?: string,
 ): Promise<void> {
   mkdirSync(dirname(path), { recursive: true });
-  await runGit(cwd, ["-c", "core.hooksPath=/dev/null", "worktree", "add", "-q", "-b", branch, path, base]);
+  await runGit(cwd, ["-c", "core.hooksPath=/dev/null", "worktree", "add", "-q", path, branch]);
   if (linkFrom) await linkDependencies(linkFrom, path);
 }
 

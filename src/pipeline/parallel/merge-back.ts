@@ -107,8 +107,9 @@ export async function mergeStory(
   const indexFile = join(home.commonDir, "gantry", `merge-${process.pid}.index`);
   let sha: string;
   try {
-    sha = await book.exclusive(async () => {
-      const commit = await commitMerge({
+    // Only the branch's move is under the book (a ref other sessions' tamper checks must know as gantry's).
+    sha = await commitMerge(
+      {
         cwd: home.top,
         tree: judged.tree,
         base: tip,
@@ -119,10 +120,9 @@ export async function mergeStory(
         prd: { path: relative(home.top, run.stories.path), file: run.stories.path },
         subject,
         indexFile,
-      });
-      book.record(branch, commit);
-      return commit;
-    });
+      },
+      (move) => book.exclusive(async () => book.record(branch, await move())),
+    );
   } catch (error) {
     for (const id of passes) run.stories.update(id, { status: "in-progress" });
     await resetWorktree(worktree.path, storyTip);

@@ -131,7 +131,10 @@ export async function openStoryWorktree(
 ): Promise<StoryWorktree> {
   const path = worktreePath(home, storyId);
   const branch = storyBranch(home.feature, storyId);
-  return book.exclusive(async () => {
+  // Under the book only what other sessions' tamper checks see: git's worktree records tidied, and the
+  // story's branch made (a ref they must know as gantry's). The checkout (`worktree add`, every file of the
+  // tree written) moves no shared ref, so the merge commit and other workers' commits need not wait for it.
+  const existing = await book.exclusive(async () => {
     // git's worktree records are read only when something may be left over: the folder, or a record of
     // a worktree whose folder is gone (a removal cut short); else they hold nothing to tidy.
     if (existsSync(path) || !everyWorktreeThere(home.commonDir)) {
@@ -141,23 +144,19 @@ export async function openStoryWorktree(
       if (!known && existsSync(path)) rmSync(path, { recursive: true, force: true });
     }
     const existing = await refTip(home.top, branch, home.commonDir);
-    if (existing) {
-      await runGit(home.top, [
-        "-c",
-        "core.hooksPath=/dev/null",
-        "worktree",
-        "add",
-        "-q",
-        path,
-        branch.slice(11),
-      ]);
-      const base = (await runGit(home.top, ["merge-base", tip, existing])).trim();
-      return { storyId, path, branch, base };
-    }
-    await addWorktree(home.top, path, branch.slice("refs/heads/".length), tip, home.top);
+    if (existing) return existing;
+    await swapRef(home.top, branch, tip, undefined, `gantry: story ${storyId} branched`);
     book.record(branch, tip);
-    return { storyId, path, branch, base: tip };
+    return undefined;
   });
+  const name = branch.slice("refs/heads/".length);
+  if (existing) {
+    await addWorktree(home.top, path, name);
+    const base = (await runGit(home.top, ["merge-base", tip, existing])).trim();
+    return { storyId, path, branch, base };
+  }
+  await addWorktree(home.top, path, name, home.top);
+  return { storyId, path, branch, base: tip };
 }
 
 /**
@@ -193,7 +192,7 @@ export async function retireStoryWorktree(
   worktree: StoryWorktree,
   merged: boolean,
 ): Promise<string | undefined> {
-  return book.exclusive(async () => {
+  const { tip, kept } = await book.exclusive(async () => {
     const tip = await refTip(home.top, worktree.branch, home.commonDir);
     let kept: string | undefined;
     if (tip && !merged && tip !== worktree.base) {
@@ -205,13 +204,16 @@ export async function retireStoryWorktree(
       await swapRef(home.top, kept, tip, previous, `gantry: ${worktree.storyId} set aside`);
       book.record(kept, tip);
     }
-    await removeWorktree(home.top, worktree.path);
-    if (tip) {
+    return { tip, kept };
+  });
+  // Removing the worktree (its files, git's record of it) moves no shared ref: outside the book.
+  await removeWorktree(home.top, worktree.path);
+  if (tip)
+    await book.exclusive(async () => {
       await swapRef(home.top, worktree.branch, undefined, tip, "gantry: story worktree retired");
       book.record(worktree.branch, undefined);
-    }
-    return kept;
-  });
+    });
+  return kept;
 }
 
 /** Keeps an earlier set-aside of the story under the first free `refs/gantry/earlier/<id>/<n>`. */
