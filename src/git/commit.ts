@@ -1,6 +1,7 @@
 import { copyFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import type { Judged } from "../model/ledger.js";
+import { buildCommittedTree } from "./committed-tree.js";
 import type { CommitterIdentity } from "./committer.js";
 import { FIRST_STEP_EXIT, runGitScript } from "./exec.js";
 import { GANTRY_DIR, type TreeScope, UNBORN, writePrivateHead } from "./judge.js";
@@ -47,18 +48,23 @@ const STEPS = [
  * $5 "1" when the commit index ($6) is already a copy of the private index holding the judged tree):
  * a git started from a small shell costs far less than one forked from node. The commit's tree is built
  * in its own index, so the private index keeps the judged tree for the next judge (no `rm --cached`).
- * `real` runs git on the user's repository (the private variables dropped), hooks off. Six programs.
+ * `real` runs git on the user's repository (the private variables dropped), hooks off. Six programs, three
+ * when node built the tree ($7).
  */
 const SCRIPT = [
   `e=${FIRST_STEP_EXIT}`,
   `GIT_INDEX_FILE="$6"; export GIT_INDEX_FILE`,
   // A subshell rather than `env -u`: a fork of the shell costs far less than one more program to exec.
   `real() ( unset ${PRIVATE.join(" ")}; exec git -c core.hooksPath=/dev/null -c core.fsmonitor=false "$@" )`,
+  // $7: the commit's tree, already built in node from loose objects (committed-tree.ts).
+  `tree=$7`,
+  `if [ -z "$tree" ]; then`,
   `if [ "$5" != 1 ]; then git read-tree -m -i "$1" || exit $((e+0)); fi`,
   // HEAD's .gantry/, read straight by name; only when that fails is it asked whether HEAD has one at all.
   `if [ -n "$2" ] && ! git read-tree --prefix="$3/" "$2:$3" 2>/dev/null && git cat-file -e "$2:$3" 2>/dev/null; then exit $((e+1)); fi`,
   `err=$(git add -A -- ":(top,glob)$3/features/*/prd.json" 2>&1 >/dev/null) || case "$err" in *"are ignored by one of your .gitignore files"*) ;; *) printf '%s\\n' "$err" >&2; exit $((e+2)) ;; esac`,
   `tree=$(git write-tree) || exit $((e+3))`,
+  "fi",
   `if [ -n "$2" ]; then commit=$(git commit-tree "$tree" -p "$2" -m "$4") || exit $((e+4)); else commit=$(git commit-tree "$tree" -m "$4") || exit $((e+4)); fi`,
   `real update-ref -m "gantry: $4" HEAD "$commit" "\${2:-0000000000000000000000000000000000000000}" || exit $((e+5))`,
   `real read-tree -m -i "$commit" || exit $((e+6))`,
@@ -82,11 +88,12 @@ export async function commitJudged(
   const parent = plan.judged.sha === UNBORN ? "" : plan.judged.sha;
   const commitIndex = join(scope.git.dir, "commit-index");
   rmSync(commitIndex, { force: true });
-  if (holds) copyIndex(join(scope.git.dir, "index"), commitIndex);
+  const built = parent === "" ? undefined : treeInNode(scope, plan.judged.tree, parent);
+  if (holds && !built) copyIndex(join(scope.git.dir, "index"), commitIndex);
   const out = await runGitScript(
     scope.cwd,
     SCRIPT,
-    [plan.judged.tree, parent, gantry, plan.subject, holds ? "1" : "", commitIndex],
+    [plan.judged.tree, parent, gantry, plan.subject, holds ? "1" : "", commitIndex, built ?? ""],
     { ...scope.git.env, ...plan.identity },
     STEPS,
   );
@@ -102,6 +109,17 @@ export async function commitJudged(
       `HEAD is ${head.slice(0, 12)} after gantry committed ${commit.slice(0, 12)}: a hook or another process moved the branch`,
     );
   return { commit, tree };
+}
+
+/** The commit's tree built in node (sha1 repositories, loose objects), or undefined for git to build it. */
+function treeInNode(scope: TreeScope, judgedTree: string, head: string): string | undefined {
+  const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
+  if (!objects || judgedTree.length !== 40) return undefined;
+  try {
+    return buildCommittedTree({ objects, top: scope.top, prefix: scope.prefix, judgedTree, head });
+  } catch {
+    return undefined; // a folder or object it cannot read or write: git says what is wrong, if anything
+  }
 }
 
 /** A copy with the original's modification time: git's racy-entry rule compares entries with it. */
