@@ -34,10 +34,10 @@ describe("scans per story", () => {
       // data (git/stat-check.ts; that they still see a change is test/git/stat-check.test.ts and judge-cache's).
       assert.equal(segment.filter(statCheck).length, 0, "the stat checks asked git");
       // Judge 4 (its diff-tree also gives test-integrity's changes), the ignored files where folders changed,
-      // the commit 5.
+      // the commit 3 (its tree built in node: committed-tree.ts).
       assert.ok(
-        segment.length <= 10,
-        `${segment.length} git commands in one story (was 13):\n${segment.map((a) => subcommandOf(a).name).join(" ")}`,
+        segment.length <= 7,
+        `${segment.length} git commands in one story (was 10):\n${segment.map((a) => subcommandOf(a).name).join(" ")}`,
       );
     }
     assert.ok(scans(first).length <= 4, `the first story and the run's start:\n${scans(first).join("\n")}`);
