@@ -33,7 +33,7 @@ describe("scans per story", () => {
       // The two stat checks after the tests and checks are answered in node from the private index's stat
       // data (git/stat-check.ts; that they still see a change is test/git/stat-check.test.ts and judge-cache's).
       assert.equal(segment.filter(statCheck).length, 0, "the stat checks asked git");
-      // Judge 4 (its diff-tree also gives test-integrity's changes), the ignored files where folders changed,
+      // Judge 3 (its diff-tree also gives test-integrity's changes), the ignored files where folders changed,
       // the commit 3 (its tree built in node: committed-tree.ts).
       assert.ok(
         segment.length <= 7,
