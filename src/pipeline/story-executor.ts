@@ -93,7 +93,9 @@ export async function executeStory(
     if (run.state.data.iterations >= config.execution.maxIterations) {
       return pause(run, ctx, `execution.maxIterations (${config.execution.maxIterations}) reached`);
     }
-    run.state.update({ iterations: run.state.data.iterations + 1 });
+    // A pass's start need not wait for the disk: a machine crash that loses it leaves the story pending (it
+    // runs again) and the previous commit's marker, which resume reconciles from git.
+    run.state.update({ iterations: run.state.data.iterations + 1 }, { durable: false });
     ladder.enterPass();
     // The first pass's routing was decided above (it chose the starting tier): routers are asked once a pass.
     if (passes > 0) ctx.route = await routePass(run, story);
@@ -105,7 +107,7 @@ export async function executeStory(
       rectifyAttempts: 0,
       autofixAttempts: 0,
     });
-    stories.update(story.id, { attempts: ctx.pass });
+    stories.update(story.id, { attempts: ctx.pass }, { durable: false });
     const outcome = await runStages(stages, ctx, {
       bus,
       maxStageRetries: config.execution.maxStageRetries,

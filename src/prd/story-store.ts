@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { StoryStatus } from "../model/story.js";
-import { writeJsonAtomic } from "../util/atomic-write.js";
+import { type AtomicWriteOptions, writeJsonAtomic } from "../util/atomic-write.js";
 import { type PrdDocument, restoreOwned } from "./owned-prd.js";
 import { applyPatch, fileKey, keyOf, type StoryPatch } from "./save.js";
 import { type Prd, type Story, statusOf } from "./story.js";
@@ -44,10 +44,11 @@ export class StoryStore {
     return story ? statusOf(story) : undefined;
   }
 
-  update(id: string, patch: StoryPatch): void {
+  /** `durable: false` where a crash of the machine may keep the previous version (a pass's start): one fsync fewer. */
+  update(id: string, patch: StoryPatch, options: AtomicWriteOptions = {}): void {
     this.defer(id, patch);
     this.pending = false;
-    this.writtenKey = keyOf(writeJsonAtomic(this.path, this.document()));
+    this.writtenKey = keyOf(writeJsonAtomic(this.path, this.document(), options));
   }
 
   /**

@@ -14,10 +14,24 @@ import { basename, dirname, join } from "node:path";
 import { processAlive } from "../process/process-group.js";
 
 /**
- * Writes a whole file so that a crash at any moment leaves either the old content or the new: temp file, fsync, rename.
- * Returns the written file's stat, taken before the rename (which changes only its ctime).
+ * `durable: false`: the content still reaches the disk before the rename (never a torn or empty file), but the
+ * rename itself is not waited for (no fsync of the folder): a crash of the machine may leave the previous version.
  */
-export function writeFileAtomic(path: string, content: string): BigIntStats {
+export interface AtomicWriteOptions {
+  durable?: boolean;
+}
+
+/**
+ * Writes a whole file so that a crash at any moment leaves either the old content or the new: temp file, fsync, rename.
+ * Returns the written file's stat, taken before the rename (which changes only its ctime). A write that is not
+ * durable is for what the next durable write supersedes and a previous version does not make unsafe.
+ */
+export function writeFileAtomic(
+  path: string,
+  content: string,
+  options: AtomicWriteOptions = {},
+): BigIntStats {
+  const durable = options.durable !== false;
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   const fd = openSync(temp, "w", 0o644);
   let stats: BigIntStats;
@@ -37,7 +51,7 @@ export function writeFileAtomic(path: string, content: string): BigIntStats {
     unlinkSync(temp);
     throw error;
   }
-  fsyncDir(dirname(path));
+  if (durable) fsyncDir(dirname(path));
   return stats;
 }
 
@@ -54,8 +68,8 @@ function fsyncDir(dir: string): void {
   }
 }
 
-export function writeJsonAtomic(path: string, value: unknown): BigIntStats {
-  return writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+export function writeJsonAtomic(path: string, value: unknown, options: AtomicWriteOptions = {}): BigIntStats {
+  return writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, options);
 }
 
 /**

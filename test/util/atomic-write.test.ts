@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import fs, { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -21,5 +22,30 @@ describe("atomic writes", () => {
       [live, ".state.json.99999999.1.tmp", "notes.tmp", "prd.json"].sort(),
     );
     removeLeftoverTemps(join(dir, "missing", "prd.json"));
+  });
+
+  it("a durable write syncs the file and its folder; one that is not syncs the file before the rename only", () => {
+    const dir = mkdtempSync(join(tmpdir(), "gantry-atomic-"));
+    const state = join(dir, "state.json");
+    const synced: string[] = [];
+    const original = fs.fsyncSync;
+    fs.fsyncSync = (fd: number) => {
+      const isFolder = fs.fstatSync(fd).isDirectory();
+      // The file is synced while it is still the temp file: never a renamed file with no content on disk.
+      synced.push(isFolder ? "folder" : readdirSync(dir).some((n) => n.endsWith(".tmp")) ? "temp" : "file");
+      original(fd);
+    };
+    syncBuiltinESMExports();
+    try {
+      writeFileAtomic(state, "1\n");
+      assert.deepEqual(synced.splice(0), ["temp", "folder"]);
+      writeFileAtomic(state, "2\n", { durable: false });
+      assert.deepEqual(synced.splice(0), ["temp"]);
+    } finally {
+      fs.fsyncSync = original;
+      syncBuiltinESMExports();
+    }
+    assert.equal(readFileSync(state, "utf8"), "2\n");
+    assert.deepEqual(readdirSync(dir), ["state.json"]);
   });
 });
