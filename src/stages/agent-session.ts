@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { AgentRequest, AgentResult } from "../agents/adapter.js";
 import { type MarkerReading, readMarker } from "../agents/completion-marker.js";
@@ -68,7 +68,7 @@ export async function runAgentSession(
     // Unique on the machine, not just in the run: another gantry's sessions must never match it.
     const sessionId = `${run.runId}-${ctx.story.id}-${attempt}-${role}-${randomUUID()}`;
     const result = await run.agent.run({ ...request, sessionId });
-    stopLeftovers(run, sessionId);
+    if (!inOwnPidNamespace(request.sandbox)) stopLeftovers(run, sessionId);
     record(ctx, result);
     const outputFile = keepOutput(
       run,
@@ -117,6 +117,15 @@ export async function runAgentSession(
 function stopLeftovers(run: RunContext, sessionId: string): void {
   const killed = killMarkedProcesses(SESSION_ID_VARIABLE, sessionId);
   if (killed > 0) run.logger.warn({ sessionId, killed }, "killed processes the agent session left running");
+}
+
+/**
+ * Whether the session ran as the first process of its own PID namespace (every adapter passes the sandbox
+ * on as its command's wrapper): when that process ends, the kernel kills everything left in the namespace
+ * before its parent hears of the end, so no scan of /proc can find anything more.
+ */
+function inOwnPidNamespace(sandbox: readonly string[] | undefined): boolean {
+  return sandbox?.[0] !== undefined && basename(sandbox[0]) === "bwrap" && sandbox.includes("--unshare-pid");
 }
 
 /** The most of a session's output kept on disk: its tail, in characters. */
