@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { statKey } from "./folder-walk.js";
 import { type IgnoredListing, listIgnored, relistIgnored } from "./ignored-files.js";
+import type { IndexedPaths } from "./ignored-from-index.js";
 
 /** The ignored-files listings of one repository, each kept with the folders it was made from. */
 export interface IgnoredBook {
@@ -15,6 +16,7 @@ export function ignoredBook(
   cwd: string,
   prefix: string,
   dirs: { top: string; gitDir: string; commonDir: string },
+  indexed?: () => IndexedPaths | undefined,
 ): IgnoredBook {
   const made = new WeakMap<Set<string>, IgnoredListing>();
   const xdg = process.env.XDG_CONFIG_HOME || join(homedir(), ".config");
@@ -37,7 +39,7 @@ export function ignoredBook(
     async since(before) {
       const prior = made.get(before);
       if (!prior) return keep(await listIgnored(cwd, prefix, dirs.top, sources()));
-      return keep(await relistIgnored(cwd, prefix, dirs.top, prior, sources()));
+      return keep(await relistIgnored(cwd, prefix, dirs.top, prior, sources(), indexed));
     },
   };
 }

@@ -2,6 +2,7 @@ import { type Dirent, readdirSync } from "node:fs";
 import { extname, join } from "node:path";
 import { runGit } from "./exec.js";
 import { changedFolders, type FolderWalk, walkFolders } from "./folder-walk.js";
+import { answerFromIndex, type IndexedPaths } from "./ignored-from-index.js";
 
 /** Extensions of files that hold code: an implementation hidden in an ignored file is one of these. */
 const SOURCE = new Set(
@@ -64,7 +65,8 @@ export async function listIgnored(
  * The listing as a whole listing would give it now, from `before`: git lists again only the folders whose
  * entries changed since (a new file, folder or rename changes its folder's mtime and ctime); unchanged folders
  * keep their entries. Any change to the ignore rules (a `.gitignore`, an excludes file, the config) lists
- * the whole tree, as does a change at the top level.
+ * the whole tree, as does a change at the top level. `indexed`: the private index's paths, which answer for
+ * changed folders holding nothing new outside it (ignored-from-index.ts).
  */
 export async function relistIgnored(
   cwd: string,
@@ -72,6 +74,7 @@ export async function relistIgnored(
   top: string,
   before: IgnoredListing,
   sources: string,
+  indexed?: () => IndexedPaths | undefined,
 ): Promise<IgnoredListing> {
   if (!before.walk || prefix !== "" || before.sources !== sources)
     return listIgnored(cwd, prefix, top, sources);
@@ -82,7 +85,12 @@ export async function relistIgnored(
   const paths = new Set(
     [...before.paths].filter((path) => !changed.some((folder) => path.startsWith(folder))),
   );
-  if (changed.length > 0) for (const path of await ignoredPaths(cwd, prefix, changed)) paths.add(path);
+  const index = changed.length > 0 ? indexed?.() : undefined;
+  const { ask, kept } = index
+    ? answerFromIndex(top, changed, before.walk, walk, before.paths, index)
+    : { ask: changed, kept: [] };
+  for (const path of kept) paths.add(path);
+  if (ask.length > 0) for (const path of await ignoredPaths(cwd, prefix, ask)) paths.add(path);
   return { paths, sources, walk: without(walk, skipped(paths)) };
 }
 

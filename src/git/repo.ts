@@ -12,6 +12,7 @@ import { branchFromHeadFile, headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredBook } from "./ignored-book.js";
 import { newIgnoredSources } from "./ignored-files.js";
+import { type IndexedPaths, indexedPaths } from "./ignored-from-index.js";
 import { indexFlagsOf, readIndexFile } from "./index-file.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
 import { type JudgedChange, parseJudgedDiff } from "./judged-changes.js";
@@ -130,6 +131,8 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     | undefined;
   // The stat pass in node (stat-check.ts) when it can answer "unchanged" alone, else git's status.
   let lastBaseline: StatBaseline | undefined;
+  /** The scope whose private index a judge of this run has written (every path in it is in a judged tree). */
+  let judgedIn: TreeScope | undefined;
   const unchanged = async (s: TreeScope, baseline?: StatBaseline) =>
     (baseline !== undefined &&
       s.index.head !== undefined &&
@@ -157,6 +160,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       : undefined;
     lastBaseline = baseline;
     const tree = await judgeTree(s, sha);
+    judgedIn = s;
     if (s.sameAsHead && sha !== UNBORN) {
       if (sameContents.size >= 64) sameContents.clear();
       sameContents.set(`${s.sameAsHead.head} ${s.sameAsHead.tree}`, s.sameAsHead.same);
@@ -171,7 +175,14 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
   // Untracked ignored paths as last listed, and what had run by then: a story's start reuses the list
   // the story before it ended with when nothing ran in between.
   let ignored: { paths: Set<string>; started: number; sha: string } | undefined;
-  const listings = ignoredBook(projectRoot, prefix, dirs);
+  // The private index's paths once this run's judge wrote it, small trees only: they answer for a changed
+  // folder with nothing new outside them, no git (ignored-from-index.ts).
+  const indexedNow = (): IndexedPaths | undefined => {
+    const dir = judgedIn !== undefined && judgedIn === treeScope ? judgedIn.git.dir : undefined;
+    const index = dir && smallIndex(dir) ? readIndexFile(join(dir, "index"), hashBytes) : undefined;
+    return index && indexedPaths(index.entries.map((entry) => entry.path));
+  };
+  const listings = ignoredBook(projectRoot, prefix, dirs, indexedNow);
   const listIgnored = async (before?: Set<string>): Promise<Set<string>> => {
     const now = ranHere();
     const sha = await head();

@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { changedFolders, walkFolders } from "../../src/git/folder-walk.js";
 import { ignoredPaths, listIgnored, newIgnoredSources, relistIgnored } from "../../src/git/ignored-files.js";
+import { answerFromIndex, indexedPaths } from "../../src/git/ignored-from-index.js";
 
 const temps: string[] = [];
 after(() => {
@@ -38,6 +39,12 @@ function repo(): string {
 
 const sorted = (paths: Set<string>) => [...paths].sort();
 
+/** The paths a judge's private index holds: the tracked files and every untracked one no rule ignores. */
+const judgedPaths = (root: string) =>
+  new Set(
+    git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0").filter(Boolean),
+  );
+
 describe("the ignored-files listing made again only where folders changed", () => {
   const changes: [string, (root: string) => void][] = [
     ["nothing changed", () => {}],
@@ -67,26 +74,60 @@ describe("the ignored-files listing made again only where folders changed", () =
     ],
     ["an ignored folder removed", (root) => rmSync(join(root, "build"), { recursive: true })],
   ];
-  for (const [what, change] of changes) {
-    it(`gives what a whole listing gives: ${what}`, async () => {
-      const root = repo();
-      const before = await listIgnored(root, "", root, "rules");
-      assert.deepEqual(sorted(before.paths), sorted(await ignoredPaths(root, "")));
-      assert.ok(before.walk, "the tree was walked");
-      change(root);
-      const again = await relistIgnored(root, "", root, before, "rules");
-      const whole = await ignoredPaths(root, "");
-      assert.deepEqual(sorted(again.paths), sorted(whole));
-      assert.deepEqual(
-        newIgnoredSources(root, before.paths, again.paths),
-        newIgnoredSources(root, before.paths, whole),
-      );
-      // And from that listing on, once more after another new ignored file.
-      write(root, "lib/later.log");
-      const third = await relistIgnored(root, "", root, again, "rules");
-      assert.deepEqual(sorted(third.paths), sorted(await ignoredPaths(root, "")));
-    });
-  }
+  for (const [what, change] of changes)
+    for (const judged of [false, true])
+      it(`gives what a whole listing gives: ${what}${judged ? " (the judged index answering)" : ""}`, async () => {
+        const root = repo();
+        const before = await listIgnored(root, "", root, "rules");
+        assert.deepEqual(sorted(before.paths), sorted(await ignoredPaths(root, "")));
+        assert.ok(before.walk, "the tree was walked");
+        change(root);
+        // What the judge's `add -A` leaves in the private index: the tracked files and every one no rule ignores.
+        const indexed = judged ? () => indexedPaths(judgedPaths(root)) : undefined;
+        const again = await relistIgnored(root, "", root, before, "rules", indexed);
+        const whole = await ignoredPaths(root, "");
+        assert.deepEqual(sorted(again.paths), sorted(whole));
+        assert.deepEqual(
+          newIgnoredSources(root, before.paths, again.paths),
+          newIgnoredSources(root, before.paths, whole),
+        );
+        // And from that listing on, once more after another new ignored file.
+        write(root, "lib/later.log");
+        const third = await relistIgnored(root, "", root, again, "rules", indexed);
+        assert.deepEqual(sorted(third.paths), sorted(await ignoredPaths(root, "")));
+      });
+
+  it("a changed folder with nothing new outside the judged index is answered without git; anything else asks it", async () => {
+    const root = repo();
+    const before = await listIgnored(root, "", root, "rules");
+    const walkNow = () => walkFolders(root, new Set([".gantry/", "build/"]), before.walk);
+    write(root, "src/deep/new.js");
+    write(root, "lib/fresh/d.js");
+    rmSync(join(root, "src/deep/old.log"));
+    let walk = walkNow();
+    assert.ok(walk && before.walk);
+    let changed = changedFolders(before.walk, walk) ?? [];
+    assert.deepEqual(changed, ["lib/", "src/deep/"]);
+    const answer = answerFromIndex(
+      root,
+      changed,
+      before.walk,
+      walk,
+      before.paths,
+      indexedPaths(judgedPaths(root)),
+    );
+    assert.deepEqual(answer, { ask: [], kept: [] }, "no git, and the removed ignored file is gone");
+    write(root, "lib/fresh/e.log");
+    write(root, "src/deep/kept.log");
+    walk = walkNow();
+    assert.ok(walk);
+    changed = changedFolders(before.walk, walk) ?? [];
+    const known = indexedPaths([...judgedPaths(root)].filter((path) => !path.endsWith(".log")));
+    assert.deepEqual(answerFromIndex(root, changed, before.walk, walk, before.paths, known).ask, [
+      "lib/",
+      "src/deep/",
+    ]);
+  });
 
   it("a new ignored source is found where git's listing finds it", async () => {
     const root = repo();
