@@ -1,10 +1,12 @@
-import { copyFileSync, rmSync, statSync, utimesSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import type { Judged } from "../model/ledger.js";
 import { buildCommittedTree } from "./committed-tree.js";
 import type { CommitterIdentity } from "./committer.js";
 import { FIRST_STEP_EXIT, runGitScript } from "./exec.js";
 import { GANTRY_DIR, type TreeScope, UNBORN, writePrivateHead } from "./judge.js";
+import { LooseObjects } from "./loose-objects.js";
+import { type RawEntry, readPlainIndex, resetUserIndex } from "./user-index.js";
 
 /** The commit gantry made is not what HEAD holds afterwards: a hook or another process moved it. */
 export class CommitMismatch extends Error {
@@ -16,6 +18,8 @@ export interface CommitPlan {
   subject: string;
   /** The private index holds exactly the judged tree (the judge just built it): it is not read again. */
   indexHoldsTree?: boolean;
+  /** The user's index file (`<git dir>/index`): reset to the commit in node when it can be. */
+  userIndex?: string;
   /** HEAD as it is now (read from the repository's files where it can be): checked against the commit made. */
   head: () => Promise<string>;
   /** Who commits (committer.ts): the private git has no config of its own. */
@@ -31,6 +35,9 @@ const PRIVATE = [
   "GIT_CONFIG_NOSYSTEM",
   "GIT_CONFIG_GLOBAL",
 ];
+
+/** git on the user's repository: the private variables dropped, no hooks, no fsmonitor. */
+const REAL = `real() ( unset ${PRIVATE.join(" ")}; exec git -c core.hooksPath=/dev/null -c core.fsmonitor=false "$@" )`;
 
 /** What each `exit 200+N` of the script names. */
 const STEPS = [
@@ -48,14 +55,14 @@ const STEPS = [
  * $5 "1" when the commit index ($6) is already a copy of the private index holding the judged tree):
  * a git started from a small shell costs far less than one forked from node. The commit's tree is built
  * in its own index, so the private index keeps the judged tree for the next judge (no `rm --cached`).
- * `real` runs git on the user's repository (the private variables dropped), hooks off. Six programs, three
- * when node built the tree ($7).
+ * `real` runs git on the user's repository (the private variables dropped), hooks off. Six programs; two
+ * when node built the tree ($7) and resets the user's index ($8): commit-tree and the compare-and-swap.
  */
 const SCRIPT = [
   `e=${FIRST_STEP_EXIT}`,
   `GIT_INDEX_FILE="$6"; export GIT_INDEX_FILE`,
   // A subshell rather than `env -u`: a fork of the shell costs far less than one more program to exec.
-  `real() ( unset ${PRIVATE.join(" ")}; exec git -c core.hooksPath=/dev/null -c core.fsmonitor=false "$@" )`,
+  REAL,
   // $7: the commit's tree, already built in node from loose objects (committed-tree.ts).
   `tree=$7`,
   `if [ -z "$tree" ]; then`,
@@ -67,7 +74,8 @@ const SCRIPT = [
   "fi",
   `if [ -n "$2" ]; then commit=$(git commit-tree "$tree" -p "$2" -m "$4") || exit $((e+4)); else commit=$(git commit-tree "$tree" -m "$4") || exit $((e+4)); fi`,
   `real update-ref -m "gantry: $4" HEAD "$commit" "\${2:-0000000000000000000000000000000000000000}" || exit $((e+5))`,
-  `real read-tree -m -i "$commit" || exit $((e+6))`,
+  // $8 "1": node resets the user's index afterwards (user-index.ts).
+  `if [ "$8" != 1 ]; then real read-tree -m -i "$commit" || exit $((e+6)); fi`,
   `printf '%s %s\\n' "$commit" "$tree"`,
 ].join("\n");
 
@@ -90,14 +98,32 @@ export async function commitJudged(
   rmSync(commitIndex, { force: true });
   const built = parent === "" ? undefined : treeInNode(scope, plan.judged.tree, parent);
   if (holds && !built) copyIndex(join(scope.git.dir, "index"), commitIndex);
+  const entries = holds && built && plan.userIndex ? commitEntries(scope, built.gantry) : undefined;
   const out = await runGitScript(
     scope.cwd,
     SCRIPT,
-    [plan.judged.tree, parent, gantry, plan.subject, holds ? "1" : "", commitIndex, built ?? ""],
+    [
+      plan.judged.tree,
+      parent,
+      gantry,
+      plan.subject,
+      holds ? "1" : "",
+      commitIndex,
+      built?.tree ?? "",
+      entries ? "1" : "",
+    ],
     { ...scope.git.env, ...plan.identity },
     STEPS,
   );
   const [commit = "", tree = ""] = out.trim().split(/\s+/);
+  if (entries && plan.userIndex && !resetUserIndex(plan.userIndex, entries))
+    await runGitScript(
+      scope.cwd,
+      `${REAL}\nreal read-tree -m -i "$1" || exit ${FIRST_STEP_EXIT}`,
+      [commit],
+      {},
+      ["git read-tree (the user's index)"],
+    );
   // The private index still holds the judged tree without .gantry/, now HEAD's entries: what the next
   // judge starts from. Otherwise it holds something else, and the next judge rebuilds it from HEAD.
   if (holds) scope.index.head = commit;
@@ -111,8 +137,42 @@ export async function commitJudged(
   return { commit, tree };
 }
 
+/** Past this size of the private index, git resets the user's index (`read-tree`) as before. */
+const MAX_NODE_INDEX_BYTES = 1024 * 1024;
+
+/**
+ * The commit's entries, sorted as an index has them: the private index's (it holds exactly the judged
+ * tree) and the committed .gantry/ tree's, read from loose objects; undefined when either cannot be read.
+ */
+function commitEntries(scope: TreeScope, gantryTree: string): RawEntry[] | undefined {
+  const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
+  const indexPath = join(scope.git.dir, "index");
+  try {
+    if (!objects || statSync(indexPath).size > MAX_NODE_INDEX_BYTES) return undefined;
+    const judged = readPlainIndex(readFileSync(indexPath));
+    const gantry = new LooseObjects(objects).listTree(gantryTree, `${scope.prefix}${GANTRY_DIR}/`);
+    if (!judged || !gantry) return undefined;
+    const empty = Buffer.alloc(40);
+    const entries: RawEntry[] = judged.entries.map((entry) => ({ ...entry, stat: empty }));
+    for (const entry of gantry)
+      entries.push({
+        path: Buffer.from(entry.path),
+        mode: Number.parseInt(entry.mode, 8),
+        id: entry.id,
+        stat: empty,
+      });
+    return entries.sort((a, b) => Buffer.compare(a.path, b.path));
+  } catch {
+    return undefined;
+  }
+}
+
 /** The commit's tree built in node (sha1 repositories, loose objects), or undefined for git to build it. */
-function treeInNode(scope: TreeScope, judgedTree: string, head: string): string | undefined {
+function treeInNode(
+  scope: TreeScope,
+  judgedTree: string,
+  head: string,
+): { tree: string; gantry: string } | undefined {
   const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
   if (!objects || judgedTree.length !== 40) return undefined;
   try {

@@ -25,7 +25,7 @@ const TREE_MODE = "40000";
  * added or removed (an ignore rule decides whether git would add it), anything but plain folders and
  * files on the way, or an attributes file that could convert the content. The caller then runs git.
  */
-export function buildCommittedTree(input: CommittedTreeInput): string | undefined {
+export function buildCommittedTree(input: CommittedTreeInput): { tree: string; gantry: string } | undefined {
   const objects = new LooseObjects(input.objects);
   const commit = objects.read(input.head, "commit");
   const headTree = commit && /^tree ([0-9a-f]{40})\n/.exec(commit.toString("latin1", 0, 46))?.[1];
@@ -35,7 +35,8 @@ export function buildCommittedTree(input: CommittedTreeInput): string | undefine
   if (gantryEntry?.mode !== TREE_MODE) return undefined;
   const gantryId = gantryWithPrdFiles(objects, input, gantryEntry.id.toString("hex"));
   if (!gantryId) return undefined;
-  return withGantry(objects, input.judgedTree, segments, Buffer.from(gantryId, "hex"));
+  const tree = withGantry(objects, input.judgedTree, segments, Buffer.from(gantryId, "hex"));
+  return tree ? { tree, gantry: gantryId } : undefined;
 }
 
 /** The entry at `path` below `tree`, when every tree on the way is loose. */

@@ -55,6 +55,24 @@ export class LooseObjects {
     return body && parseTree(body);
   }
 
+  /** Every blob, link and gitlink below `id`, paths prefixed with `base`; undefined when a tree is not loose. */
+  listTree(id: string, base: string): { path: string; mode: string; id: Buffer }[] | undefined {
+    const entries = this.readTree(id);
+    if (!entries) return undefined;
+    const found: { path: string; mode: string; id: Buffer }[] = [];
+    for (const entry of entries) {
+      const path = `${base}${entry.name.toString("utf8")}`;
+      if (entry.mode !== "40000") {
+        found.push({ path, mode: entry.mode, id: entry.id });
+        continue;
+      }
+      const below = this.listTree(entry.id.toString("hex"), `${path}/`);
+      if (!below) return undefined;
+      found.push(...below);
+    }
+    return found;
+  }
+
   /** Writes the object unless it is there already; returns its id. */
   write(type: string, body: Buffer): string {
     const header = Buffer.from(`${type} ${body.length}\0`, "latin1");

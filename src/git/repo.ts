@@ -216,7 +216,8 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
         knownFlags = undefined;
         const indexHoldsTree = wasLast !== undefined && s.index.head === judged.sha;
         const identity = await committerIdentity(projectRoot, dirs);
-        const made = await commitJudged(s, { judged, subject, indexHoldsTree, head, identity });
+        const userIndex = join(gitDir, "index");
+        const made = await commitJudged(s, { judged, subject, indexHoldsTree, head, identity, userIndex });
         const { commit } = made;
         committed = made;
         rememberTreeOfCommit(made.commit, made.tree);

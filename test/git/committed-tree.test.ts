@@ -53,7 +53,7 @@ function judge(top: string, prefix: string): string {
 }
 
 function build(top: string, prefix: string, judgedTree: string, head: string): string | undefined {
-  return buildCommittedTree({ objects: join(top, ".git/objects"), top, prefix, judgedTree, head });
+  return buildCommittedTree({ objects: join(top, ".git/objects"), top, prefix, judgedTree, head })?.tree;
 }
 
 describe("the commit's tree built in node", () => {

@@ -1,0 +1,109 @@
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, it } from "node:test";
+import { readIndexFile } from "../../src/git/index-file.js";
+import { openRepo } from "../../src/git/repo.js";
+import { carryStatData, type RawEntry, readPlainIndex, resetUserIndex } from "../../src/git/user-index.js";
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: "pipe" }).trim();
+}
+
+function project(): string {
+  const top = mkdtempSync(join(tmpdir(), "gantry-uindex-"));
+  mkdirSync(join(top, ".gantry/features/f"), { recursive: true });
+  writeFileSync(join(top, ".gantry/features/f/prd.json"), "{}\n");
+  writeFileSync(join(top, ".gantry/config.json"), "{}\n");
+  mkdirSync(join(top, "src"));
+  writeFileSync(join(top, "src/x.ts"), "1\n");
+  writeFileSync(join(top, "src/link"), "");
+  git(top, "init", "-q", "-b", "main");
+  git(top, "add", "-A");
+  git(top, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "base");
+  // Every entry older than the index: none racy.
+  execFileSync("sleep", ["1.1"]);
+  git(top, "update-index", "--refresh");
+  return top;
+}
+
+/** The index as `git ls-files -s` and HEAD as `git ls-tree -r`, in one form: mode, object, path. */
+const staged = (top: string) => git(top, "ls-files", "-s").replace(/ 0\t/g, "\t");
+const headTree = (top: string) => git(top, "ls-tree", "-r", "HEAD").replace(/ (blob|commit) /g, " ");
+
+async function commitStory(top: string, subject: string): Promise<void> {
+  const repo = await openRepo(top);
+  writeFileSync(join(top, "src/y.ts"), `${subject}\n`);
+  writeFileSync(join(top, ".gantry/features/f/prd.json"), `{"done":"${subject}"}\n`);
+  await repo.commitJudged(await repo.judge(), `gantry(US-1): ${subject}`);
+  repo.close();
+}
+
+describe("the user's index reset to gantry's commit in node", () => {
+  it("holds the commit's entries, keeps the stat data of unchanged ones, and git reads it", async () => {
+    const top = project();
+    await commitStory(top, "one");
+    // Read before git's status, which refreshes the stat data and writes the index again.
+    const index = readIndexFile(join(top, ".git/index"), 20, true);
+    // git's read-tree would have written its cache tree (TREE); node writes no extension.
+    assert.equal(readFileSync(join(top, ".git/index")).includes("TREE"), false, "written in node");
+    assert.equal(staged(top), headTree(top));
+    assert.equal(git(top, "status", "--porcelain"), "");
+    const mtime = (path: string) => index?.entries.find((e) => e.path === path)?.stat?.mtimeSec;
+    assert.ok((mtime("src/x.ts") ?? 0) > 0, "an unchanged entry keeps its stat data");
+    assert.equal(mtime("src/y.ts"), 0, "a new entry has none until git looks at the file");
+    assert.equal(mtime(".gantry/features/f/prd.json"), 0, "nor a changed one");
+    // A second story on top: the index written in node is read again in node.
+    await commitStory(top, "two");
+    assert.equal(staged(top), headTree(top));
+    assert.equal(git(top, "status", "--porcelain"), "");
+  });
+
+  it("an index with a skip-worktree entry is left to git, which keeps the flag", async () => {
+    const top = project();
+    git(top, "update-index", "--skip-worktree", "src/x.ts");
+    assert.equal(readPlainIndex(readFileSync(join(top, ".git/index"))), undefined);
+    await commitStory(top, "one");
+    assert.ok(readFileSync(join(top, ".git/index")).includes("TREE"), "written by git");
+    assert.equal(staged(top), headTree(top));
+    assert.match(git(top, "ls-files", "-v", "src/x.ts"), /^S /);
+  });
+
+  it("refuses versions and files it does not rewrite, and a held lock", () => {
+    const top = project();
+    const path = join(top, ".git/index");
+    const plain = readPlainIndex(readFileSync(path));
+    assert.ok(plain && plain.entries.length === 4);
+    const broken = Buffer.from(readFileSync(path));
+    broken[20] = (broken[20] ?? 0) ^ 1;
+    assert.equal(readPlainIndex(broken), undefined, "a checksum that does not match");
+    git(top, "update-index", "--index-version", "4");
+    assert.equal(readPlainIndex(readFileSync(path)), undefined, "version 4");
+    const before = readFileSync(path);
+    writeFileSync(`${path}.lock`, "");
+    assert.throws(() => resetUserIndex(path, plain.entries), /EEXIST/);
+    assert.ok(existsSync(`${path}.lock`), "another's lock is left alone");
+    assert.deepEqual(readFileSync(path), before);
+  });
+
+  it("carries stat data only for the same path, mode and object, and never a racy entry's", () => {
+    const entry = (path: string, id: number, mtimeSec: number): RawEntry => {
+      const stat = Buffer.alloc(40);
+      stat.writeUInt32BE(mtimeSec, 8);
+      return { path: Buffer.from(path), mode: 0o100644, id: Buffer.alloc(20, id), stat };
+    };
+    const fresh = (path: string, id: number) => ({ ...entry(path, id, 0) });
+    const old = [entry("a", 1, 100), entry("b", 2, 100), entry("c", 3, 200), entry("d", 4, 100)];
+    const made = carryStatData(
+      [fresh("a", 1), fresh("b", 9), fresh("c", 3), { ...fresh("d", 4), mode: 0o100755 }],
+      old,
+      200,
+    );
+    assert.deepEqual(
+      made.map((e) => e.stat.readUInt32BE(8)),
+      [100, 0, 0, 0],
+    );
+  });
+});
