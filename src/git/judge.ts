@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { closeSync, constants, ftruncateSync, openSync, writeSync } from "node:fs";
 import { join, posix } from "node:path";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import type { PrivateGit } from "./hermetic.js";
@@ -123,11 +123,20 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   return tree;
 }
 
+/**
+ * Rewritten in place, never truncated to nothing first: a file truncated to zero and written again is
+ * flushed to disk when it is closed (ext4's auto_da_alloc), a synchronous write twice a story for a file
+ * only gantry's own git reads.
+ */
 export function writePrivateHead(scope: TreeScope, head: string): void {
-  writeFileSync(
-    join(scope.git.dir, "HEAD"),
-    head === UNBORN ? "ref: refs/heads/gantry-private\n" : `${head}\n`,
-  );
+  const content = Buffer.from(head === UNBORN ? "ref: refs/heads/gantry-private\n" : `${head}\n`);
+  const fd = openSync(join(scope.git.dir, "HEAD"), constants.O_RDWR | constants.O_CREAT, 0o644);
+  try {
+    writeSync(fd, content, 0, content.length, 0);
+    ftruncateSync(fd, content.length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
