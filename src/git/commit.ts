@@ -4,8 +4,8 @@ import type { Judged } from "../model/ledger.js";
 import { buildCommittedTree } from "./committed-tree.js";
 import type { CommitterIdentity } from "./committer.js";
 import { FIRST_STEP_EXIT, runGitScript } from "./exec.js";
+import { GitObjects } from "./git-objects.js";
 import { GANTRY_DIR, type TreeScope, UNBORN, writePrivateHead } from "./judge.js";
-import { LooseObjects } from "./loose-objects.js";
 import { type RawEntry, readPlainIndex, resetUserIndex } from "./user-index.js";
 
 /** The commit gantry made is not what HEAD holds afterwards: a hook or another process moved it. */
@@ -63,7 +63,7 @@ const SCRIPT = [
   `GIT_INDEX_FILE="$6"; export GIT_INDEX_FILE`,
   // A subshell rather than `env -u`: a fork of the shell costs far less than one more program to exec.
   REAL,
-  // $7: the commit's tree, already built in node from loose objects (committed-tree.ts).
+  // $7: the commit's tree, already built in node (committed-tree.ts).
   `tree=$7`,
   `if [ -z "$tree" ]; then`,
   `if [ "$5" != 1 ]; then git read-tree -m -i "$1" || exit $((e+0)); fi`,
@@ -142,7 +142,7 @@ const MAX_NODE_INDEX_BYTES = 1024 * 1024;
 
 /**
  * The commit's entries, sorted as an index has them: the private index's (it holds exactly the judged
- * tree) and the committed .gantry/ tree's, read from loose objects; undefined when either cannot be read.
+ * tree) and the committed .gantry/ tree's, read in node; undefined when either cannot be read.
  */
 function commitEntries(scope: TreeScope, gantryTree: string): RawEntry[] | undefined {
   const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
@@ -150,7 +150,7 @@ function commitEntries(scope: TreeScope, gantryTree: string): RawEntry[] | undef
   try {
     if (!objects || statSync(indexPath).size > MAX_NODE_INDEX_BYTES) return undefined;
     const judged = readPlainIndex(readFileSync(indexPath));
-    const gantry = new LooseObjects(objects).listTree(gantryTree, `${scope.prefix}${GANTRY_DIR}/`);
+    const gantry = new GitObjects(objects).listTree(gantryTree, `${scope.prefix}${GANTRY_DIR}/`);
     if (!judged || !gantry) return undefined;
     const empty = Buffer.alloc(40);
     const entries: RawEntry[] = judged.entries.map((entry) => ({ ...entry, stat: empty }));
@@ -167,7 +167,7 @@ function commitEntries(scope: TreeScope, gantryTree: string): RawEntry[] | undef
   }
 }
 
-/** The commit's tree built in node (sha1 repositories, loose objects), or undefined for git to build it. */
+/** The commit's tree built in node (sha1 repositories), or undefined for git to build it. */
 function treeInNode(
   scope: TreeScope,
   judgedTree: string,

@@ -1,6 +1,6 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
-import { EMPTY_TREE, findEntry, LooseObjects, objectId, type TreeEntry, withEntry } from "./loose-objects.js";
+import { EMPTY_TREE, findEntry, GitObjects, objectId, type TreeEntry, withEntry } from "./git-objects.js";
 
 export interface CommittedTreeInput {
   /** The repository's object directory (sha1 only: the caller asks git for any other format). */
@@ -20,13 +20,13 @@ const TREE_MODE = "40000";
 
 /**
  * The tree the commit's script builds (judged tree + HEAD's .gantry/ + the features' prd.json as on disk),
- * built in node from loose objects, three git programs fewer. Undefined whenever it cannot be sure to build
- * exactly what `git add -A -- .gantry/features/*\/prd.json` would: an object that is not loose, a prd.json
+ * built in node (objects read loose or from packs, written loose), three git programs fewer. Undefined whenever it cannot be sure to build
+ * exactly what `git add -A -- .gantry/features/*\/prd.json` would: an object it cannot read (an alternate), a prd.json
  * added or removed (an ignore rule decides whether git would add it), anything but plain folders and
  * files on the way, or an attributes file that could convert the content. The caller then runs git.
  */
 export function buildCommittedTree(input: CommittedTreeInput): { tree: string; gantry: string } | undefined {
-  const objects = new LooseObjects(input.objects);
+  const objects = new GitObjects(input.objects);
   const commit = objects.read(input.head, "commit");
   const headTree = commit && /^tree ([0-9a-f]{40})\n/.exec(commit.toString("latin1", 0, 46))?.[1];
   if (!headTree) return undefined;
@@ -39,8 +39,8 @@ export function buildCommittedTree(input: CommittedTreeInput): { tree: string; g
   return tree ? { tree, gantry: gantryId } : undefined;
 }
 
-/** The entry at `path` below `tree`, when every tree on the way is loose. */
-function entryAt(objects: LooseObjects, tree: string, path: string[]): TreeEntry | undefined {
+/** The entry at `path` below `tree`, when every tree on the way can be read. */
+function entryAt(objects: GitObjects, tree: string, path: string[]): TreeEntry | undefined {
   let entries = objects.readTree(tree);
   for (const [i, name] of path.entries()) {
     const entry = entries && findEntry(entries, name);
@@ -53,7 +53,7 @@ function entryAt(objects: LooseObjects, tree: string, path: string[]): TreeEntry
 
 /** HEAD's .gantry/ tree with each feature's prd.json as on disk now; undefined when git must decide. */
 function gantryWithPrdFiles(
-  objects: LooseObjects,
+  objects: GitObjects,
   input: CommittedTreeInput,
   gantryTree: string,
 ): string | undefined {
@@ -114,7 +114,7 @@ function gantryWithPrdFiles(
 
 /** The judged tree with `.gantry` at the prefix: the trees on the way written again, the rest shared. */
 function withGantry(
-  objects: LooseObjects,
+  objects: GitObjects,
   tree: string,
   segments: string[],
   gantry: Buffer,

@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { deflateSync, inflateSync } from "node:zlib";
+import { PackObjects } from "./pack-objects.js";
 
 /** The tree with nothing in it (sha1): git knows it without an object file. */
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
@@ -23,12 +24,15 @@ export interface TreeEntry {
 }
 
 /**
- * Loose objects of a sha1 repository, read and written in node as git's object format has them:
- * "<type> <length>\0<body>", named by its sha1, zlib-deflated under objects/xx/. Reading returns
- * undefined for anything that is not a loose object here (packed, in an alternate): the caller asks
- * git then. Objects are only ever added, named by their content: writing one never changes another.
+ * Objects of a sha1 repository, read and written in node as git's object format has them:
+ * "<type> <length>\0<body>", named by its sha1, zlib-deflated under objects/xx/ when loose. Read loose or
+ * from a pack (pack-objects.ts), and taken only when the content hashes to the id asked for; undefined for
+ * anything else (an alternate, a pack it does not read): the caller asks git then. Written loose only.
+ * Objects are only ever added, named by their content: writing one never changes another.
  */
-export class LooseObjects {
+export class GitObjects {
+  private packs: PackObjects | undefined;
+
   constructor(private readonly dir: string) {}
 
   private path(id: string): string {
@@ -40,7 +44,7 @@ export class LooseObjects {
     try {
       raw = inflateSync(readFileSync(this.path(id)));
     } catch {
-      return undefined;
+      return this.fromPacks(id, type);
     }
     const nul = raw.indexOf(0);
     if (nul < 0 || raw.toString("latin1", 0, nul) !== `${type} ${raw.length - nul - 1}`) return undefined;
@@ -49,13 +53,23 @@ export class LooseObjects {
     return objectId(type, body) === id ? body : undefined;
   }
 
+  private fromPacks(id: string, type: string): Buffer | undefined {
+    this.packs ??= new PackObjects(this.dir);
+    try {
+      const found = this.packs.read(id);
+      return found?.type === type && objectId(type, found.body) === id ? found.body : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   readTree(id: string): TreeEntry[] | undefined {
     if (id === EMPTY_TREE) return [];
     const body = this.read(id, "tree");
     return body && parseTree(body);
   }
 
-  /** Every blob, link and gitlink below `id`, paths prefixed with `base`; undefined when a tree is not loose. */
+  /** Every blob, link and gitlink below `id`, paths prefixed with `base`; undefined when a tree cannot be read. */
   listTree(id: string, base: string): { path: string; mode: string; id: Buffer }[] | undefined {
     const entries = this.readTree(id);
     if (!entries) return undefined;
