@@ -153,3 +153,8 @@ function wholeTree(rest: readonly string[]): boolean {
 function revisions(opts: readonly string[]): number {
   return opts.filter((o) => !o.startsWith("-")).length;
 }
+
+/** gantry's compare-and-swap of HEAD: the last git command of a story's commit. */
+export function movesHead(args: string[]): boolean {
+  return subcommandOf(args).name === "update-ref" && args.includes("HEAD");
+}

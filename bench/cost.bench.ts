@@ -17,7 +17,7 @@ import { ConfigSchema } from "../src/config/schema.js";
 import { openRepo } from "../src/git/repo.js";
 import { runReview } from "../src/review/orchestrator.js";
 import { silentLogger } from "../src/util/logger.js";
-import { isFullScan, makeProbe, statCheck, subcommandOf } from "./cost-probe.js";
+import { isFullScan, makeProbe, movesHead, statCheck, subcommandOf } from "./cost-probe.js";
 import { type FeatureProject, makeFeatureProject, timeBaseline, timeGantry } from "./feature-project.js";
 import { median, type Row, requireBuiltCli, row, type Timed } from "./harness.js";
 
@@ -185,7 +185,9 @@ export interface StoryCounts {
 
 /**
  * One gantry run (or the loop, `baseline`) on `project` with the shim and the spawn counter. A story's
- * share is what lies between the commit before it and its own (commit-tree; the loop's `commit`).
+ * share is what lies between the commit before it and its own (the compare-and-swap of HEAD, `update-ref
+ * … HEAD`, which every build runs once a commit, also those that write the commit object in node; the
+ * loop's `commit`).
  */
 export async function countRun(
   project: FeatureProject,
@@ -198,8 +200,9 @@ export async function countRun(
     await (baseline ? timeBaseline(project, env) : timeGantry(project, cli, [], env));
     const git = probe.gitCommands();
     const children = probe.children();
-    const commitName = baseline ? "commit" : "commit-tree";
-    const gitStories = split(git, (args) => subcommandOf(args).name === commitName);
+    const gitStories = split(git, (args) =>
+      baseline ? subcommandOf(args).name === "commit" : movesHead(args),
+    );
     // A story's children from its agent session to the next one's (git runs from the helper, not from node).
     const childStories = split(children, (args) => args.join(" ").includes("GANTRY_STORY_ID"));
     const steady = gitStories.slice(1, project.stories);

@@ -1,6 +1,7 @@
 import { copyFileSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import type { Judged } from "../model/ledger.js";
+import { stampNow, writeCommit } from "./commit-object.js";
 import { buildCommittedTree } from "./committed-tree.js";
 import type { CommitterIdentity } from "./committer.js";
 import { FIRST_STEP_EXIT, runGitScript } from "./exec.js";
@@ -55,8 +56,8 @@ const STEPS = [
  * $5 "1" when the commit index ($6) is already a copy of the private index holding the judged tree):
  * a git started from a small shell costs far less than one forked from node. The commit's tree is built
  * in its own index, so the private index keeps the judged tree for the next judge (no `rm --cached`).
- * `real` runs git on the user's repository (the private variables dropped), hooks off. Six programs; two
- * when node built the tree ($7) and resets the user's index ($8): commit-tree and the compare-and-swap.
+ * `real` runs git on the user's repository (the private variables dropped), hooks off. Six programs; one,
+ * the compare-and-swap, when node built the tree ($7), wrote the commit ($9) and resets the user's index ($8).
  */
 const SCRIPT = [
   `e=${FIRST_STEP_EXIT}`,
@@ -72,7 +73,8 @@ const SCRIPT = [
   `err=$(git add -A -- ":(top,glob)$3/features/*/prd.json" 2>&1 >/dev/null) || case "$err" in *"are ignored by one of your .gitignore files"*) ;; *) printf '%s\\n' "$err" >&2; exit $((e+2)) ;; esac`,
   `tree=$(git write-tree) || exit $((e+3))`,
   "fi",
-  `if [ -n "$2" ]; then commit=$(git commit-tree "$tree" -p "$2" -m "$4") || exit $((e+4)); else commit=$(git commit-tree "$tree" -m "$4") || exit $((e+4)); fi`,
+  // $9: the commit object, already written in node (commit-object.ts).
+  `if [ -n "$9" ]; then commit=$9; elif [ -n "$2" ]; then commit=$(git commit-tree "$tree" -p "$2" -m "$4") || exit $((e+4)); else commit=$(git commit-tree "$tree" -m "$4") || exit $((e+4)); fi`,
   `real update-ref -m "gantry: $4" HEAD "$commit" "\${2:-0000000000000000000000000000000000000000}" || exit $((e+5))`,
   // $8 "1": node resets the user's index afterwards (user-index.ts).
   `if [ "$8" != 1 ]; then real read-tree -m -i "$commit" || exit $((e+6)); fi`,
@@ -99,6 +101,7 @@ export async function commitJudged(
   const built = parent === "" ? undefined : treeInNode(scope, plan.judged.tree, parent);
   if (holds && !built) copyIndex(join(scope.git.dir, "index"), commitIndex);
   const entries = holds && built && plan.userIndex ? commitEntries(scope, built.gantry) : undefined;
+  const made = built ? commitInNode(scope, built.tree, parent, plan.subject) : undefined;
   const out = await runGitScript(
     scope.cwd,
     SCRIPT,
@@ -111,6 +114,7 @@ export async function commitJudged(
       commitIndex,
       built?.tree ?? "",
       entries ? "1" : "",
+      made ?? "",
     ],
     { ...scope.git.env, ...plan.identity },
     STEPS,
@@ -162,6 +166,31 @@ function commitEntries(scope: TreeScope, gantryTree: string): RawEntry[] | undef
         stat: empty,
       });
     return entries.sort((a, b) => Buffer.compare(a.path, b.path));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The commit object written in node, as `git commit-tree` would write it now; undefined (git writes it)
+ * when the environment sets a date git would take instead of now.
+ */
+function commitInNode(scope: TreeScope, tree: string, parent: string, subject: string): string | undefined {
+  const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
+  const id = scope.identity;
+  if (!objects || !id || process.env.GIT_AUTHOR_DATE || process.env.GIT_COMMITTER_DATE) return undefined;
+  const { GIT_AUTHOR_NAME: an, GIT_AUTHOR_EMAIL: ae, GIT_COMMITTER_NAME: cn, GIT_COMMITTER_EMAIL: ce } = id;
+  if (an === undefined || ae === undefined || cn === undefined || ce === undefined) return undefined;
+  const now = new Date();
+  try {
+    return writeCommit(
+      new GitObjects(objects),
+      tree,
+      parent,
+      stampNow(an, ae, now),
+      stampNow(cn, ce, now),
+      subject,
+    );
   } catch {
     return undefined;
   }

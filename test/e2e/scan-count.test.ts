@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { isFullScan, makeProbe, statCheck, subcommandOf } from "../../bench/cost-probe.js";
+import { isFullScan, makeProbe, movesHead, statCheck, subcommandOf } from "../../bench/cost-probe.js";
 import { makeFeatureProject, timeGantry } from "../../bench/feature-project.js";
 
 /**
@@ -19,11 +19,11 @@ describe("scans per story", () => {
   it("a story after the first reads the whole working tree at most twice; a run adds at most two", async () => {
     await timeGantry(project, undefined, [], probe.env);
     const commands = probe.gitCommands();
-    // One story's work ends with its commit (commit-tree): split the log there.
+    // One story's work ends with its commit (the compare-and-swap of HEAD): split the log there.
     const stories: string[][][] = [[]];
     for (const args of commands) {
       (stories.at(-1) as string[][]).push(args);
-      if (subcommandOf(args).name === "commit-tree") stories.push([]);
+      if (movesHead(args)) stories.push([]);
     }
     const [first, second, third, rest] = stories;
     assert.ok(first && second && third && rest, `three commits in ${commands.length} git commands`);
@@ -33,22 +33,22 @@ describe("scans per story", () => {
       // The two stat checks after the tests and checks are answered in node from the private index's stat
       // data (git/stat-check.ts; that they still see a change is test/git/stat-check.test.ts and judge-cache's).
       assert.equal(segment.filter(statCheck).length, 0, "the stat checks asked git");
-      // Judge 3 (its diff-tree also gives test-integrity's changes), the commit 2 (its tree and the user's
-      // index written in node: committed-tree.ts, user-index.ts); the ignored files where folders changed
-      // come from the judged index (none here).
+      // Judge 3 (its diff-tree also gives test-integrity's changes), the commit 1: the compare-and-swap (its
+      // tree, commit object and the user's index written in node: committed-tree.ts, commit-object.ts,
+      // user-index.ts); the ignored files where folders changed come from the judged index (none here).
       assert.ok(
-        segment.length <= 5,
+        segment.length <= 4,
         `${segment.length} git commands in one story (was 10):\n${segment.map((a) => subcommandOf(a).name).join(" ")}`,
       );
     }
     assert.ok(scans(first).length <= 4, `the first story and the run's start:\n${scans(first).join("\n")}`);
     // The deferred regression after the last commit runs no git scan.
     assert.equal(scans(rest).length, 0, scans(rest).join("\n"));
-    // Children node forked, split the same way (the commit is one shell running commit-tree).
+    // Children node forked, split the same way (the commit is one shell running update-ref).
     const perStory: number[] = [0];
     for (const child of probe.children()) {
       perStory[perStory.length - 1] = (perStory.at(-1) as number) + 1;
-      if (child.join(" ").includes("commit-tree")) perStory.push(0);
+      if (child.join(" ").includes("update-ref")) perStory.push(0);
     }
     for (const n of perStory.slice(1, 3)) assert.ok(n <= 15, `${n} children in one story (was 21)`);
   });
