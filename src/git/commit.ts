@@ -1,13 +1,11 @@
-import { copyFileSync, readFileSync, rmSync, statSync, utimesSync } from "node:fs";
+import { copyFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import type { Judged } from "../model/ledger.js";
-import { stampNow, writeCommit } from "./commit-object.js";
-import { buildCommittedTree } from "./committed-tree.js";
+import { commitEntries, commitInNode, treeInNode } from "./commit-in-node.js";
 import type { CommitterIdentity } from "./committer.js";
 import { FIRST_STEP_EXIT, runGitScript } from "./exec.js";
-import { GitObjects } from "./git-objects.js";
 import { GANTRY_DIR, type TreeScope, UNBORN, writePrivateHead } from "./judge.js";
-import { type RawEntry, readPlainIndex, resetUserIndex } from "./user-index.js";
+import { resetUserIndex } from "./user-index.js";
 
 /** The commit gantry made is not what HEAD holds afterwards: a hook or another process moved it. */
 export class CommitMismatch extends Error {
@@ -101,7 +99,7 @@ export async function commitJudged(
   const built = parent === "" ? undefined : treeInNode(scope, plan.judged.tree, parent);
   if (holds && !built) copyIndex(join(scope.git.dir, "index"), commitIndex);
   const entries = holds && built && plan.userIndex ? commitEntries(scope, built.gantry) : undefined;
-  const made = built ? commitInNode(scope, built.tree, parent, plan.subject) : undefined;
+  const made = built ? commitInNode(scope, plan.identity, built.tree, parent, plan.subject) : undefined;
   const out = await runGitScript(
     scope.cwd,
     SCRIPT,
@@ -139,76 +137,6 @@ export async function commitJudged(
       `HEAD is ${head.slice(0, 12)} after gantry committed ${commit.slice(0, 12)}: a hook or another process moved the branch`,
     );
   return { commit, tree };
-}
-
-/** Past this size of the private index, git resets the user's index (`read-tree`) as before. */
-const MAX_NODE_INDEX_BYTES = 1024 * 1024;
-
-/**
- * The commit's entries, sorted as an index has them: the private index's (it holds exactly the judged
- * tree) and the committed .gantry/ tree's, read in node; undefined when either cannot be read.
- */
-function commitEntries(scope: TreeScope, gantryTree: string): RawEntry[] | undefined {
-  const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
-  const indexPath = join(scope.git.dir, "index");
-  try {
-    if (!objects || statSync(indexPath).size > MAX_NODE_INDEX_BYTES) return undefined;
-    const judged = readPlainIndex(readFileSync(indexPath));
-    const gantry = new GitObjects(objects).listTree(gantryTree, `${scope.prefix}${GANTRY_DIR}/`);
-    if (!judged || !gantry) return undefined;
-    const empty = Buffer.alloc(40);
-    const entries: RawEntry[] = judged.entries.map((entry) => ({ ...entry, stat: empty }));
-    for (const entry of gantry)
-      entries.push({
-        path: Buffer.from(entry.path),
-        mode: Number.parseInt(entry.mode, 8),
-        id: entry.id,
-        stat: empty,
-      });
-    return entries.sort((a, b) => Buffer.compare(a.path, b.path));
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The commit object written in node, as `git commit-tree` would write it now; undefined (git writes it)
- * when the environment sets a date git would take instead of now.
- */
-function commitInNode(scope: TreeScope, tree: string, parent: string, subject: string): string | undefined {
-  const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
-  const id = scope.identity;
-  if (!objects || !id || process.env.GIT_AUTHOR_DATE || process.env.GIT_COMMITTER_DATE) return undefined;
-  const { GIT_AUTHOR_NAME: an, GIT_AUTHOR_EMAIL: ae, GIT_COMMITTER_NAME: cn, GIT_COMMITTER_EMAIL: ce } = id;
-  if (an === undefined || ae === undefined || cn === undefined || ce === undefined) return undefined;
-  const now = new Date();
-  try {
-    return writeCommit(
-      new GitObjects(objects),
-      tree,
-      parent,
-      stampNow(an, ae, now),
-      stampNow(cn, ce, now),
-      subject,
-    );
-  } catch {
-    return undefined;
-  }
-}
-
-/** The commit's tree built in node (sha1 repositories), or undefined for git to build it. */
-function treeInNode(
-  scope: TreeScope,
-  judgedTree: string,
-  head: string,
-): { tree: string; gantry: string } | undefined {
-  const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
-  if (!objects || judgedTree.length !== 40) return undefined;
-  try {
-    return buildCommittedTree({ objects, top: scope.top, prefix: scope.prefix, judgedTree, head });
-  } catch {
-    return undefined; // a folder or object it cannot read or write: git says what is wrong, if anything
-  }
 }
 
 /** A copy with the original's modification time: git's racy-entry rule compares entries with it. */
