@@ -24,6 +24,18 @@ export interface TreeEntry {
 }
 
 /**
+ * Objects whose content is known (read and checked, or written) this run, by "<type> <id>": an id names its
+ * content, so the next commit reads gantry's last one, its trees and .gantry/'s without inflating them again.
+ */
+const known = new Map<string, Buffer>();
+const MAX_KNOWN = 1024;
+
+function remember(type: string, id: string, body: Buffer): void {
+  if (known.size >= MAX_KNOWN) known.clear();
+  known.set(`${type} ${id}`, body);
+}
+
+/**
  * Objects of a sha1 repository, read and written in node as git's object format has them:
  * "<type> <length>\0<body>", named by its sha1, zlib-deflated under objects/xx/ when loose. Read loose or
  * from a pack (pack-objects.ts), and taken only when the content hashes to the id asked for; undefined for
@@ -40,6 +52,14 @@ export class GitObjects {
   }
 
   read(id: string, type: string): Buffer | undefined {
+    const seen = known.get(`${type} ${id}`);
+    if (seen) return seen;
+    const body = this.readChecked(id, type);
+    if (body) remember(type, id, body);
+    return body;
+  }
+
+  private readChecked(id: string, type: string): Buffer | undefined {
     let raw: Buffer;
     try {
       raw = inflateSync(readFileSync(this.path(id)));
@@ -91,6 +111,7 @@ export class GitObjects {
   write(type: string, body: Buffer): string {
     const header = Buffer.from(`${type} ${body.length}\0`, "latin1");
     const id = createHash("sha1").update(header).update(body).digest("hex");
+    remember(type, id, body);
     const final = this.path(id);
     if (existsSync(final)) return id;
     mkdirSync(join(this.dir, id.slice(0, 2)), { recursive: true });
