@@ -17,6 +17,7 @@ const GANTRY = ".gantry";
 const FEATURES = "features";
 const PRD = "prd.json";
 const TREE_MODE = "40000";
+const ATTRIBUTES = ".gitattributes";
 
 /**
  * The tree the commit's script builds (judged tree + HEAD's .gantry/ + the features' prd.json as on disk),
@@ -67,7 +68,8 @@ function gantryWithPrdFiles(
   if (featuresEntry.mode !== TREE_MODE || !isFolder(featuresPath) || attributesOnTheWay(input))
     return undefined;
   let features = objects.readTree(featuresEntry.id.toString("hex"));
-  if (!features) return undefined;
+  // git reads an attributes file from the index where the disk has none: HEAD's count as well.
+  if (!features || findEntry(gantryEntries, ATTRIBUTES) || findEntry(features, ATTRIBUTES)) return undefined;
   const onDisk = new Set<string>();
   for (const name of readdirSync(featuresPath)) if (exists(join(featuresPath, name, PRD))) onDisk.add(name);
   let changed = false;
@@ -80,7 +82,7 @@ function gantryWithPrdFiles(
     // A prd.json removed (or a feature folder now a link): git add -A would record the deletion.
     if (!onDisk.delete(name)) return undefined;
     const folder = join(featuresPath, name);
-    if (existsSync(join(folder, ".gitattributes"))) return undefined;
+    if (findEntry(entries, ATTRIBUTES) || existsSync(join(folder, ATTRIBUTES))) return undefined;
     const file = join(folder, PRD);
     const stat = lstat(file);
     if (!isFolder(folder) || !stat?.isFile()) return undefined;

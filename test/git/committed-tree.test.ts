@@ -90,6 +90,12 @@ describe("the commit's tree built in node", () => {
     writeFileSync(join(top, ".gitattributes"), "*.json eol=crlf\n");
     assert.equal(build(top, "", judged, base), undefined, "attributes could convert the bytes");
     rmSync(join(top, ".gitattributes"));
+    writeFileSync(join(top, ".gantry/.gitattributes"), "*.json ident\n");
+    git(top, ["add", "-A"]);
+    git(top, ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "attributes"]);
+    const withAttributes = git(top, ["rev-parse", "HEAD"]);
+    rmSync(join(top, ".gantry/.gitattributes"));
+    assert.equal(build(top, "", judged, withAttributes), undefined, "HEAD's attributes, gone from disk");
     rmSync(join(top, ".gantry/features/b"), { recursive: true });
     mkdirSync(join(top, "elsewhere"));
     writeFileSync(join(top, "elsewhere/prd.json"), '{"f":"b"}\n');
