@@ -118,7 +118,7 @@ export async function commitJudged(
     STEPS,
   );
   const [commit = "", tree = ""] = out.trim().split(/\s+/);
-  if (entries && plan.userIndex && !resetUserIndex(plan.userIndex, entries))
+  if (entries && plan.userIndex && !resetUserIndex(plan.userIndex, scope.top, entries))
     await runGitScript(
       scope.cwd,
       `${REAL}\nreal read-tree -m -i "$1" || exit ${FIRST_STEP_EXIT}`,

@@ -2,13 +2,17 @@ import { createHash } from "node:crypto";
 import {
   chmodSync,
   closeSync,
+  lstatSync,
   openSync,
   readFileSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
   writeSync,
 } from "node:fs";
+import { join } from "node:path";
+import { objectId } from "./git-objects.js";
 
 /** One stage-0 entry of an index file as its bytes: 40 of stat data, the object id, the flags, the path. */
 export interface RawEntry {
@@ -90,23 +94,45 @@ export function serializeIndex(version: number, entries: readonly RawEntry[]): B
 /**
  * What `git read-tree -m -i <commit>` leaves in the user's index, for a commit whose entries are `entries`
  * (sorted, stat data empty): an entry with the same path, mode and object as before keeps its stat data
- * (so `git status` does not read the file again), unless it is racy (modified in the same second the index
- * was written, when its stat data cannot vouch for its content); every other entry has none, and git
- * compares its content the next time it looks.
+ * (so `git status` does not read the file again, and `read-tree -m -u` finds it up to date); every other
+ * entry has none, and git compares its content the next time it looks. A racy entry (its mtime not older
+ * than the old index file: written in the same second git recorded it) is kept as git keeps it, when its
+ * file still has that stat data and the bytes of its blob; undefined when one does not (git writes the
+ * index then: it would mark that entry, after converting the content as the user's config says).
  */
 export function carryStatData(
+  top: string,
   entries: readonly RawEntry[],
   old: readonly RawEntry[],
   oldIndexMtimeSec: number,
-): RawEntry[] {
+): RawEntry[] | undefined {
   const byPath = new Map<string, RawEntry>();
   for (const entry of old) byPath.set(entry.path.toString("latin1"), entry);
-  return entries.map((entry) => {
+  const made: RawEntry[] = [];
+  for (const entry of entries) {
     const was = byPath.get(entry.path.toString("latin1"));
-    if (!was || was.mode !== entry.mode || !was.id.equals(entry.id)) return entry;
-    if (was.stat.readUInt32BE(8) >= oldIndexMtimeSec) return entry;
-    return { ...entry, stat: was.stat };
-  });
+    if (!was || was.mode !== entry.mode || !was.id.equals(entry.id)) made.push(entry);
+    else if (was.stat.readUInt32BE(8) < oldIndexMtimeSec || stillClean(top, was))
+      made.push({ ...entry, stat: was.stat });
+    else return undefined;
+  }
+  return made;
+}
+
+/** The racy entry's file has the stat data recorded and its blob's bytes (or a stat git finds changed anyway). */
+function stillClean(top: string, entry: RawEntry): boolean {
+  const path = join(top, entry.path.toString("utf8"));
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (!stat) return true; // gone: git sees it deleted, whatever the stat data says
+  const recorded = entry.stat;
+  const sameStat =
+    Math.floor(stat.mtimeMs / 1000) === recorded.readUInt32BE(8) &&
+    stat.size % 2 ** 32 === recorded.readUInt32BE(36) &&
+    stat.ino % 2 ** 32 === recorded.readUInt32BE(20);
+  if (!sameStat) return true; // git compares the content of an entry whose stat data differs
+  if (!stat.isFile() && !stat.isSymbolicLink()) return false;
+  const content = stat.isSymbolicLink() ? Buffer.from(readlinkSync(path)) : readFileSync(path);
+  return objectId("blob", content) === entry.id.toString("hex");
 }
 
 /**
@@ -115,18 +141,16 @@ export function carryStatData(
  * the old index read under the lock, the new one written there and renamed over it. False, with nothing
  * changed, when the old index is one this does not rewrite; throws when the lock is held.
  */
-export function resetUserIndex(indexPath: string, entries: readonly RawEntry[]): boolean {
+export function resetUserIndex(indexPath: string, top: string, entries: readonly RawEntry[]): boolean {
   const lock = `${indexPath}.lock`;
   const fd = openSync(lock, "wx", 0o666);
   let done = false;
   try {
     const stat = statSync(indexPath);
     const old = readPlainIndex(readFileSync(indexPath));
-    if (!old) return false;
-    const bytes = serializeIndex(
-      old.version,
-      carryStatData(entries, old.entries, Math.floor(stat.mtimeMs / 1000)),
-    );
+    const carried = old && carryStatData(top, entries, old.entries, Math.floor(stat.mtimeMs / 1000));
+    if (!old || !carried) return false;
+    const bytes = serializeIndex(old.version, carried);
     writeSync(fd, bytes);
     closeSync(fd);
     chmodSync(lock, stat.mode & 0o777);

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { objectId } from "../../src/git/git-objects.js";
 import { readIndexFile } from "../../src/git/index-file.js";
 import { openRepo } from "../../src/git/repo.js";
 import { carryStatData, type RawEntry, readPlainIndex, resetUserIndex } from "../../src/git/user-index.js";
@@ -83,27 +84,41 @@ describe("the user's index reset to gantry's commit in node", () => {
     assert.equal(readPlainIndex(readFileSync(path)), undefined, "version 4");
     const before = readFileSync(path);
     writeFileSync(`${path}.lock`, "");
-    assert.throws(() => resetUserIndex(path, plain.entries), /EEXIST/);
+    assert.throws(() => resetUserIndex(path, top, plain.entries), /EEXIST/);
     assert.ok(existsSync(`${path}.lock`), "another's lock is left alone");
     assert.deepEqual(readFileSync(path), before);
   });
 
-  it("carries stat data only for the same path, mode and object, and never a racy entry's", () => {
-    const entry = (path: string, id: number, mtimeSec: number): RawEntry => {
+  it("carries stat data for the same path, mode and object; a racy entry only while its file still holds its blob", () => {
+    const top = mkdtempSync(join(tmpdir(), "gantry-uindex-racy-"));
+    const blobId = (text: string) => Buffer.from(objectId("blob", Buffer.from(text)), "hex");
+    const entry = (path: string, text: string, onDisk = text): RawEntry => {
+      writeFileSync(join(top, path), onDisk);
+      const disk = statSync(join(top, path));
       const stat = Buffer.alloc(40);
-      stat.writeUInt32BE(mtimeSec, 8);
-      return { path: Buffer.from(path), mode: 0o100644, id: Buffer.alloc(20, id), stat };
+      stat.writeUInt32BE(Math.floor(disk.mtimeMs / 1000), 8);
+      stat.writeUInt32BE(disk.ino % 2 ** 32, 20);
+      stat.writeUInt32BE(disk.size, 36);
+      return { path: Buffer.from(path), mode: 0o100644, id: blobId(text), stat };
     };
-    const fresh = (path: string, id: number) => ({ ...entry(path, id, 0) });
-    const old = [entry("a", 1, 100), entry("b", 2, 100), entry("c", 3, 200), entry("d", 4, 100)];
-    const made = carryStatData(
-      [fresh("a", 1), fresh("b", 9), fresh("c", 3), { ...fresh("d", 4), mode: 0o100755 }],
-      old,
-      200,
-    );
-    assert.deepEqual(
-      made.map((e) => e.stat.readUInt32BE(8)),
-      [100, 0, 0, 0],
-    );
+    const fresh = (e: RawEntry): RawEntry => ({ ...e, stat: Buffer.alloc(40) });
+    const [a, b, c] = [entry("a", "1\n"), entry("b", "2\n"), entry("c", "3\n")];
+    const mtime = (e: RawEntry) => e.stat.readUInt32BE(8);
+    // The old index written a second after the files: none racy; b's object changed.
+    const later = mtime(a) + 1;
+    const changedB = { ...fresh(b), id: blobId("other\n") };
+    assert.deepEqual(carryStatData(top, [fresh(a), changedB, fresh(c)], [a, b, c], later)?.map(mtime), [
+      mtime(a),
+      0,
+      mtime(c),
+    ]);
+    // Written in the same second: racy, kept while each file still has its blob's bytes.
+    assert.deepEqual(carryStatData(top, [fresh(a), fresh(c)], [a, c], mtime(a))?.map(mtime), [
+      mtime(a),
+      mtime(c),
+    ]);
+    // A racy entry whose file now holds other bytes of the same size: git writes that index.
+    const d = entry("d", "4\n", "5\n");
+    assert.equal(carryStatData(top, [fresh(a), fresh(d)], [a, d], mtime(d)), undefined);
   });
 });
