@@ -24,8 +24,6 @@ function project(): string {
   git(top, "init", "-q", "-b", "main");
   git(top, "add", "-A");
   git(top, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "base");
-  // Every entry older than the index: none racy.
-  execFileSync("sleep", ["1.1"]);
   git(top, "update-index", "--refresh");
   return top;
 }
