@@ -47,20 +47,20 @@ const STAT_BYTES = 40;
  * unknown version or a file that does not parse; the caller then asks git.
  */
 export function readIndexFile(path: string, hashBytes = 20, withStat = false): IndexFile | undefined {
+  const read = readWhole(path);
+  const entries = read && parseIndex(read.bytes, hashBytes, withStat);
+  return entries && { entries, key: read.key, mtimeNs: read.mtimeNs };
+}
+
+/** The file's bytes and which version of it they are, from one descriptor; undefined when it cannot be read. */
+function readWhole(path: string): { bytes: Buffer; key: string; mtimeNs: bigint } | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(path, "r");
     // The key from the descriptor the bytes come from: a file replaced in between is not mistaken for it.
     const stat = fstatSync(fd, { bigint: true });
     const bytes = readFileSync(fd);
-    const entries = parseIndex(bytes, hashBytes, withStat);
-    return (
-      entries && {
-        entries,
-        key: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`,
-        mtimeNs: stat.mtimeNs,
-      }
-    );
+    return { bytes, key: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`, mtimeNs: stat.mtimeNs };
   } catch {
     return undefined;
   } finally {
@@ -69,61 +69,112 @@ export function readIndexFile(path: string, hashBytes = 20, withStat = false): I
 }
 
 export function parseIndex(bytes: Buffer, hashBytes = 20, withStat = false): IndexEntry[] | undefined {
-  if (bytes.length < HEADER + hashBytes || bytes.toString("latin1", 0, 4) !== "DIRC") return undefined;
+  const entries: IndexEntry[] = [];
+  const whole = scanIndex(bytes, hashBytes, (at, flags, extended, name, from, to) => {
+    const entry: IndexEntry = {
+      path: name.toString("utf8", from, to),
+      stage: (flags >> 12) & 3,
+      assumeUnchanged: (flags & ASSUME_VALID) !== 0,
+      skipWorktree: (extended & SKIP_WORKTREE) !== 0,
+    };
+    if (withStat) entry.stat = statAt(bytes, at, extended);
+    entries.push(entry);
+  });
+  return whole ? entries : undefined;
+}
+
+/**
+ * The flags `indexFlagsOf` gives, read without making an entry or a path of every one (a path is decoded
+ * only for a flagged entry): at 50,000 entries this is a scan of the headers, where readIndexFile decodes
+ * 50,000 paths. Undefined where readIndexFile is.
+ */
+export function readIndexFlags(
+  path: string,
+  hashBytes = 20,
+): { key: string; indexFlags: Set<string> } | undefined {
+  const read = readWhole(path);
+  if (!read) return undefined;
+  const flags = new Set<string>();
+  const whole = scanIndex(read.bytes, hashBytes, (_at, bits, extended, name, from, to) => {
+    const skipWorktree = ((bits >> 12) & 3) === 0 && (extended & SKIP_WORKTREE) !== 0;
+    const assumeUnchanged = (bits & ASSUME_VALID) !== 0;
+    if (!skipWorktree && !assumeUnchanged) return;
+    const entryPath = name.toString("utf8", from, to);
+    if (skipWorktree) flags.add(`S ${entryPath}`);
+    if (assumeUnchanged) flags.add(`h ${entryPath}`);
+  });
+  return whole ? { key: read.key, indexFlags: flags } : undefined;
+}
+
+const ASSUME_VALID = 0x8000;
+const EXTENDED = 0x4000;
+const NAME_MASK = 0x0fff;
+const SKIP_WORKTREE = 0x4000;
+
+/**
+ * Calls `visit` with each entry's offset, flags, extended flags and path bytes (`name[from, to)`: the file
+ * itself for versions 2 and 3, a buffer reused from entry to entry for version 4, whose paths are the
+ * previous one less N bytes plus a suffix). False when the bytes are not a whole index this reads: see
+ * readIndexFile.
+ */
+export function scanIndex(
+  bytes: Buffer,
+  hashBytes: number,
+  visit: (at: number, flags: number, extended: number, name: Buffer, from: number, to: number) => void,
+): boolean {
+  if (bytes.length < HEADER + hashBytes || bytes.toString("latin1", 0, 4) !== "DIRC") return false;
   const version = bytes.readUInt32BE(4);
-  if (version < 2 || version > 4) return undefined;
+  if (version < 2 || version > 4) return false;
   const count = bytes.readUInt32BE(8);
   const end = bytes.length - hashBytes;
-  const entries: IndexEntry[] = [];
-  let previous: Buffer = Buffer.alloc(0);
+  let previous = Buffer.allocUnsafe(version === 4 ? 4096 : 0);
+  let previousLength = 0;
   let at = HEADER;
   for (let i = 0; i < count; i++) {
     const start = at;
     at += STAT_BYTES + hashBytes;
-    if (at + 2 > end) return undefined;
+    if (at + 2 > end) return false;
     const flags = bytes.readUInt16BE(at);
     at += 2;
     let extended = 0;
-    if (flags & 0x4000) {
-      if (version < 3 || at + 2 > end) return undefined;
+    if (flags & EXTENDED) {
+      if (version < 3 || at + 2 > end) return false;
       extended = bytes.readUInt16BE(at);
       at += 2;
     }
-    let name: Buffer;
     if (version === 4) {
-      // The path is the previous one less N trailing bytes, then this entry's NUL-terminated suffix.
       const strip = readVarint(bytes, at, end);
-      if (!strip || strip.value > previous.length) return undefined;
+      if (!strip || strip.value > previousLength) return false;
       const nul = bytes.indexOf(0, strip.next);
-      if (nul < 0 || nul >= end) return undefined;
-      name = Buffer.concat([
-        previous.subarray(0, previous.length - strip.value),
-        bytes.subarray(strip.next, nul),
-      ]);
+      if (nul < 0 || nul >= end) return false;
+      const kept = previousLength - strip.value;
+      const length = kept + nul - strip.next;
+      if (length > previous.length) {
+        const grown = Buffer.allocUnsafe(Math.max(length, previous.length * 2));
+        previous.copy(grown, 0, 0, kept);
+        previous = grown;
+      }
+      bytes.copy(previous, kept, strip.next, nul);
+      previousLength = length;
+      visit(start, flags, extended, previous, 0, length);
       at = nul + 1;
     } else {
-      const nul = bytes.indexOf(0, at);
-      if (nul < 0 || nul >= end) return undefined;
-      name = bytes.subarray(at, nul);
+      // The name's length is in the flags unless it is 0xFFF or more; the NUL ends it either way.
+      const short = flags & NAME_MASK;
+      const nul = short < NAME_MASK ? at + short : bytes.indexOf(0, at);
+      if (nul < 0 || nul >= end || bytes[nul] !== 0) return false;
+      visit(start, flags, extended, bytes, at, nul);
       // Padded with 1 to 8 NULs to a multiple of 8 bytes from the entry's start.
       at = start + ((nul - start + 8) & ~7);
     }
-    previous = name;
-    entries.push({
-      path: name.toString("utf8"),
-      stage: (flags >> 12) & 3,
-      assumeUnchanged: (flags & 0x8000) !== 0,
-      skipWorktree: (extended & 0x4000) !== 0,
-      ...(withStat ? { stat: statAt(bytes, start, extended) } : {}),
-    });
   }
   // Extensions: a split or sparse index is not read whole from this file alone.
   while (at + 8 <= end) {
     const signature = bytes.toString("latin1", at, at + 4);
-    if (signature === "link" || signature === "sdir") return undefined;
+    if (signature === "link" || signature === "sdir") return false;
     at += 8 + bytes.readUInt32BE(at + 4);
   }
-  return at === end ? entries : undefined;
+  return at === end;
 }
 
 function statAt(bytes: Buffer, at: number, extended: number): IndexStat {

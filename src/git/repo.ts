@@ -13,7 +13,8 @@ import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredBook } from "./ignored-book.js";
 import { newIgnoredSources } from "./ignored-files.js";
 import { type IndexedPaths, indexedPaths } from "./ignored-from-index.js";
-import { indexFlagsOf, readIndexFile } from "./index-file.js";
+import { readIndexFile, readIndexFlags } from "./index-file.js";
+import { IndexPaths, trackedBelow } from "./index-paths.js";
 import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
 import { type JudgedChange, parseJudgedDiff } from "./judged-changes.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
@@ -155,7 +156,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     }
     last = undefined;
     // No walk where the check will not pay (a large tree): git's status answers there.
-    const baseline = smallIndex(s.git.dir)
+    const baseline = smallIndex(s.git.dir, join(gitDir, "index"))
       ? statBaseline(top, prefix, ignored?.paths, lastBaseline)
       : undefined;
     lastBaseline = baseline;
@@ -194,6 +195,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
   const sameContents = new Map<string, boolean>();
   // The user's index flags as last read, by index file version: a snapshot reads them only for a new one.
   let knownFlags: Pick<GitSnapshot, "indexKey" | "indexFlags"> | undefined;
+  const indexPaths = new IndexPaths();
 
   /** What the last judge's own diff-tree says a story changed, when it compared `base` with `tree`. */
   const judgedChanges = (base: string, tree: string): JudgedChange[] | undefined => {
@@ -223,8 +225,8 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
         rememberTreeOfCommit(made.commit, made.tree);
         // The user's index just reset to the commit: the next session's tamper snapshot starts from its
         // flags, read here in node (git is asked again when the file is one this cannot read whole).
-        const index = readIndexFile(join(gitDir, "index"), hashBytes);
-        if (index) knownFlags = { indexKey: index.key, indexFlags: indexFlagsOf(index.entries) };
+        const flags = readIndexFlags(join(gitDir, "index"), hashBytes);
+        if (flags) knownFlags = { indexKey: flags.key, indexFlags: flags.indexFlags };
         // The working tree is what was judged, now on top of the new commit: no need to judge it again.
         if (wasLast && indexHoldsTree) last = { ...wasLast, sha: commit };
         if (ignored && ignored.sha === judged.sha) ignored.sha = commit;
@@ -279,17 +281,14 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       return same;
     },
     async snapshot() {
-      // The first snapshot of this tree (a story's new worktree): the flags read in node where it can.
-      if (!knownFlags) {
-        const index = readIndexFile(join(gitDir, "index"), hashBytes);
-        if (index) knownFlags = { indexKey: index.key, indexFlags: indexFlagsOf(index.entries) };
-      }
-      const taken = await snapshotGit(top, gitDir, commonDir, knownFlags);
+      // The first snapshot of this tree (a story's new worktree) too: snapshotGit reads a new index file's
+      // flags in node where it can (index-flags.ts).
+      const taken = await snapshotGit(top, gitDir, commonDir, knownFlags, hashBytes);
       knownFlags = taken;
       return taken;
     },
     async restoreSince(before) {
-      const after = await snapshotGit(top, gitDir, commonDir, before);
+      const after = await snapshotGit(top, gitDir, commonDir, before, hashBytes);
       return compareAndRestore(top, { gitDir, commonDir }, before, after);
     },
     async ignoredPaths() {
@@ -312,12 +311,8 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       treeScope = undefined;
     },
     async trackedFiles() {
-      // Read from the user's index in node (one git program fewer a story); git when it cannot be read whole.
-      const index = readIndexFile(join(gitDir, "index"), hashBytes);
-      if (!index) return trackedFiles(projectRoot);
-      const files = new Set<string>();
-      for (const { path } of index.entries) if (path.startsWith(prefix)) files.add(path.slice(prefix.length));
-      return files;
+      // From the user's index in node, decoding only the names changed since the last read; else git.
+      return trackedBelow(indexPaths, join(gitDir, "index"), prefix, hashBytes) ?? trackedFiles(projectRoot);
     },
     async headAndTree() {
       const sha = await head();

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { indexFlagsOf, parseIndex, readIndexFile } from "../../src/git/index-file.js";
+import { indexFlagsOf, parseIndex, readIndexFile, readIndexFlags } from "../../src/git/index-file.js";
 import { fileKey, parseIndexFlags } from "../../src/git/tamper-snapshot.js";
 
 const temps: string[] = [];
@@ -37,7 +37,13 @@ const gitFlags = (root: string) => [...parseIndexFlags(git(root, "ls-files", "-v
 const nodeFlags = (root: string) => {
   const read = readIndexFile(join(root, ".git", "index"));
   assert.ok(read, "the index file was read");
-  return [...indexFlagsOf(read.entries)].sort();
+  const flags = [...indexFlagsOf(read.entries)].sort();
+  // The flags-only reader (no entry made, a path decoded only when flagged) says the same, for the same file version.
+  const flagsOnly = readIndexFlags(join(root, ".git", "index"));
+  assert.ok(flagsOnly, "the index file's flags were read");
+  assert.deepEqual([...flagsOnly.indexFlags].sort(), flags);
+  assert.equal(flagsOnly.key, read.key);
+  return flags;
 };
 const gitPaths = (root: string) => git(root, "ls-files", "-z", "--stage").split("\0").filter(Boolean);
 
@@ -85,6 +91,7 @@ describe("readIndexFile", () => {
     const split = repo();
     git(split, "update-index", "--split-index");
     assert.equal(readIndexFile(join(split, ".git", "index")), undefined);
+    assert.equal(readIndexFlags(join(split, ".git", "index")), undefined);
     const sparse = repo();
     git(sparse, "sparse-checkout", "set", "--cone", "--sparse-index", "src/lib");
     assert.equal(readIndexFile(join(sparse, ".git", "index")), undefined);
