@@ -11,9 +11,16 @@ import { type IndexStat, readIndexFile } from "./index-file.js";
  */
 export const MAX_INDEX_BYTES = 64 * 1024;
 
-/** Whether the private index is small enough for the check to pay (a missing one: not known yet, so yes). */
-export function smallIndex(privateDir: string): boolean {
-  const stat = statSync(join(privateDir, "index"), { throwIfNoEntry: false });
+/**
+ * Whether the private index is small enough for the check to pay. Before the first judge there is none
+ * yet: `from` is the index whose size stands for it (the user's: HEAD's entries, which the judge starts
+ * from), so that the run's first judge does not walk every folder of a large tree for a check that will
+ * not be made (6,000 folders, 0.6 s at 50,000 files). Neither there: not known, so yes.
+ */
+export function smallIndex(privateDir: string, from?: string): boolean {
+  const stat =
+    statSync(join(privateDir, "index"), { throwIfNoEntry: false }) ??
+    (from === undefined ? undefined : statSync(from, { throwIfNoEntry: false }));
   return stat === undefined || stat.size <= MAX_INDEX_BYTES;
 }
 

@@ -131,9 +131,21 @@ describe("the stat check in node", () => {
       writeFileSync(file, "x\n");
       utimesSync(file, past, past);
     }
+    // Before the first judge the user's index stands for the private one that is not there yet.
+    const userIndex = join(p.top, ".git", "index");
+    assert.equal(smallIndex(p.git.dir, userIndex), true, "no index anywhere yet: not known");
+    execFileSync("git", ["add", "-A"], { cwd: p.top });
+    assert.ok(statSync(userIndex).size > MAX_INDEX_BYTES);
+    assert.equal(smallIndex(p.git.dir), true, "no private index yet: not known");
+    assert.equal(smallIndex(p.git.dir, userIndex), false, "the user's index says large");
     const baseline = p.judge();
     assert.ok(statSync(join(p.git.dir, "index")).size > MAX_INDEX_BYTES);
     assert.equal(smallIndex(p.git.dir), false);
+    assert.equal(
+      smallIndex(p.git.dir, join(p.top, "no-such-index")),
+      false,
+      "the private index decides once there",
+    );
     assert.equal(check(p, baseline), undefined);
   });
 
