@@ -39,6 +39,20 @@ export class IndexPaths {
   }
 }
 
+/** The tracked files below `prefix`, as paths from there (a set of the caller's own); undefined: ask git. */
+export function trackedBelow(
+  reader: IndexPaths,
+  index: string,
+  prefix: string,
+  hashBytes: number,
+): Set<string> | undefined {
+  const paths = reader.read(index, hashBytes);
+  if (!paths || prefix === "") return paths && new Set(paths);
+  const files = new Set<string>();
+  for (const path of paths) if (path.startsWith(prefix)) files.add(path.slice(prefix.length));
+  return files;
+}
+
 function readBytes(path: string): Buffer | undefined {
   let fd: number | undefined;
   try {

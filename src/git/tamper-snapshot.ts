@@ -11,6 +11,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { runGit } from "./exec.js";
+import { userIndexFlags } from "./index-flags.js";
 import { refsFromFiles } from "./ref-files.js";
 
 /** Files in the git directory whose content decides how git behaves: config, hooks, excludes, attributes. */
@@ -55,8 +56,14 @@ export async function snapshotGit(
   commonDir: string,
   /** The index flags as known for an index file (a snapshot before, or gantry's own commit). */
   before?: Pick<GitSnapshot, "indexKey" | "indexFlags">,
+  /** The repository's object id size (20 sha1, 32 sha256): the index is read in node with it. */
+  hashBytes = 20,
 ): Promise<GitSnapshot> {
-  const indexKey = fileKey(join(gitDir, "index"));
+  const index = join(gitDir, "index");
+  const key = fileKey(index);
+  // Flags live in the index file: while it is the same file, they are the same flags.
+  const { indexKey, indexFlags } =
+    before && before.indexKey === key ? before : await userIndexFlags(cwd, index, key, hashBytes);
   const files = new Map<string, Entry | undefined>();
   for (const name of WATCHED_FILES) files.set(name, read(join(gitDirFor(name, gitDir, commonDir), name)));
   for (const dir of WATCHED_DIRS) {
@@ -76,8 +83,7 @@ export async function snapshotGit(
     files,
     inProgress: IN_PROGRESS.filter((name) => existsSync(join(gitDir, name))),
     indexKey,
-    // Flags live in the index file: while it is the same file, they are the same flags.
-    indexFlags: before && before.indexKey === indexKey ? before.indexFlags : await indexFlags(cwd),
+    indexFlags,
   };
 }
 
@@ -185,23 +191,6 @@ async function refs(cwd: string): Promise<Map<string, string>> {
     if (space > 0) map.set(line.slice(space + 1), line.slice(0, space));
   }
   return map;
-}
-
-async function indexFlags(cwd: string): Promise<Set<string>> {
-  return parseIndexFlags(await runGit(cwd, ["ls-files", "-v", "-z", "--", ":(top)"]));
-}
-
-/** The flags in `git ls-files -v -z` output. */
-export function parseIndexFlags(out: string): Set<string> {
-  const flags = new Set<string>();
-  for (const entry of out.split("\0")) {
-    const tag = entry[0];
-    if (!tag) continue;
-    // A lowercase tag is an assume-unchanged entry; `s` is one that is skip-worktree too.
-    if (tag === "S" || tag === "s") flags.add(`S ${entry.slice(2)}`);
-    if (/[a-z]/.test(tag)) flags.add(`h ${entry.slice(2)}`);
-  }
-  return flags;
 }
 
 /** config.worktree and HEAD live in a worktree's own git directory; the rest in the common one. */

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { indexFlagsOf, parseIndex, readIndexFile, readIndexFlags } from "../../src/git/index-file.js";
-import { fileKey, parseIndexFlags } from "../../src/git/tamper-snapshot.js";
+import { parseIndexFlags } from "../../src/git/index-flags.js";
+import { fileKey } from "../../src/git/tamper-snapshot.js";
 
 const temps: string[] = [];
 after(() => {
