@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { GitRepo } from "../../src/git/git-repo.js";
+import { LIST_FIRST_INDEX_BYTES } from "../../src/git/judge.js";
 import { openRepo } from "../../src/git/repo.js";
 import { execCommand } from "../../src/process/executor.js";
 import { git, write } from "../support/fixture-repo.js";
@@ -33,13 +34,13 @@ describe("the judge on a large tree: status, then an add of what it listed", () 
     for (const root of roots) rmSync(root, { recursive: true, force: true });
   });
 
-  /** Long folder names fill the private index past the stat check's limit with 110 small files. */
-  const DEEP = `src/${"a".repeat(200)}/${"b".repeat(200)}/${"c".repeat(200)}`;
+  /** Folder names as long as paths go (3,800 bytes) fill the private index past LIST_FIRST_INDEX_BYTES with 600 small files. */
+  const DEEP = `src/${Array.from({ length: 15 }, (_, i) => String.fromCharCode(97 + i).repeat(250)).join("/")}`;
 
   async function fixture(): Promise<{ root: string; repo: GitRepo }> {
     const root = mkdtempSync(join(tmpdir(), "gantry-judge-status-"));
     roots.push(root);
-    for (let i = 0; i < 110; i++) write(root, `${DEEP}/f${i}.ts`, "x\n");
+    for (let i = 0; i < 600; i++) write(root, `${DEEP}/f${i}.ts`, "x\n");
     write(root, "src/a.js", "export const a = 1;\n");
     write(root, "src/gone/old.js", "old\n");
     write(root, "src/kind", "a file that becomes a folder\n");
@@ -80,6 +81,7 @@ describe("the judge on a large tree: status, then an add of what it listed", () 
     const { root, repo } = await fixture();
     const first = await repo.judge();
     assert.equal(first.tree, fullAdd(root));
+    assert.ok(statSync(join(root, ".git", "index")).size > LIST_FIRST_INDEX_BYTES, "a tree past the size");
     const cases: [string, string][] = [
       ["an edit of a tracked file", "echo 'export const a = 2;' > src/a.js"],
       ["a new file three folders down", "mkdir -p src/n1/n2/n3 && echo n > src/n1/n2/n3/new.ts"],
@@ -127,6 +129,5 @@ describe("the judge on a large tree: status, then an add of what it listed", () 
       adds.some((line) => line.includes(":(top,literal)src/n1/")),
       "a new folder added by its path",
     );
-    assert.ok(statSync(join(root, ".git", "index")).size > 0);
   });
 });
