@@ -26,7 +26,7 @@ writeFileSync(
 );
 chmodSync(join(shimDir, "git"), 0o755);
 process.env.PATH = `${shimDir}:${process.env.PATH}`;
-after(() => (process.env.KEEP_SHIM ? undefined : rmSync(shimDir, { recursive: true, force: true })));
+after(() => rmSync(shimDir, { recursive: true, force: true }));
 
 describe("the judge on a large tree: status, then an add of what it listed", () => {
   const roots: string[] = [];
