@@ -6,7 +6,7 @@ import { after, describe, it } from "node:test";
 import type { GitRepo } from "../../src/git/git-repo.js";
 import { openRepo } from "../../src/git/repo.js";
 import { execCommand } from "../../src/process/executor.js";
-import { git, write } from "../support/fixture-repo.js";
+import { commitAll, git, write } from "../support/fixture-repo.js";
 
 /**
  * The judge's cache: a tree judged once per agent session, a stat check after commands started as
@@ -25,9 +25,7 @@ describe("judge cache", () => {
     write(root, "src/deep/b.js", "export const b = 1;\n");
     write(root, ".gitignore", "out/\n");
     write(root, ".gantry/config.json", "{}\n");
-    git(root, "init", "-q", "-b", "main");
-    git(root, "add", "-A");
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base");
+    commitAll(root);
     const repo = await openRepo(root);
     after(() => repo.close());
     return { root, repo, base: git(root, "rev-parse", "HEAD") };

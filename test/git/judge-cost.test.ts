@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { createPrivateGit, type PrivateGit } from "../../src/git/hermetic.js";
 import { judgeTree, type TreeScope } from "../../src/git/judge.js";
-import { git, write } from "../support/fixture-repo.js";
+import { commitAll, git, write } from "../support/fixture-repo.js";
 
 /**
  * What one judge costs in git programs, read from git's own trace (GIT_TRACE names every git command
@@ -26,9 +26,7 @@ describe("the judge's git programs and its memory of judged trees", () => {
   }> {
     const root = mkdtempSync(join(tmpdir(), "gantry-judge-cost-"));
     write(root, "src/a.js", "export const a = 1;\n");
-    git(root, "init", "-q", "-b", "main");
-    git(root, "add", "-A");
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base");
+    commitAll(root);
     const dotGit = join(root, ".git");
     const privateGit: PrivateGit = await createPrivateGit({ top: root, gitDir: dotGit, commonDir: dotGit });
     cleanup.push(() => {

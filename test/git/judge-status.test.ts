@@ -8,7 +8,7 @@ import type { GitRepo } from "../../src/git/git-repo.js";
 import { LIST_FIRST_INDEX_BYTES } from "../../src/git/judge.js";
 import { openRepo } from "../../src/git/repo.js";
 import { execCommand } from "../../src/process/executor.js";
-import { git, write } from "../support/fixture-repo.js";
+import { commitAll, git, write } from "../support/fixture-repo.js";
 
 /**
  * On a large tree the judge adds only what git's status lists as changed since the last judge
@@ -46,9 +46,7 @@ describe("the judge on a large tree: status, then an add of what it listed", () 
     write(root, "src/kind", "a file that becomes a folder\n");
     write(root, ".gitignore", "out/\n*.log\n");
     write(root, ".gantry/config.json", "{}\n");
-    git(root, "init", "-q", "-b", "main");
-    git(root, "add", "-A");
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base");
+    commitAll(root);
     const repo = await openRepo(root);
     after(() => repo.close());
     return { root, repo };

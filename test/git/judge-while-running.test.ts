@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openRepo } from "../../src/git/repo.js";
 import { noteCommand } from "../../src/process/activity.js";
-import { git, write } from "../support/fixture-repo.js";
+import { commitAll, git, write } from "../support/fixture-repo.js";
 
 // git's own trace names every git program gantry starts (set before the first one: the helpers keep it).
 const work = mkdtempSync(join(tmpdir(), "gantry-judge-running-"));
@@ -33,9 +33,7 @@ describe("the judge while other workers' commands run", () => {
   async function fixture() {
     const root = join(work, `repo-${Math.random().toString(36).slice(2)}`);
     write(root, "src/a.js", "export const a = 1;\n");
-    git(root, "init", "-q", "-b", "main");
-    git(root, "add", "-A");
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base");
+    commitAll(root);
     const repo = await openRepo(root);
     after(() => repo.close());
     return { root, repo };

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { openRepo } from "../../src/git/repo.js";
 import { plainIndex, statCacheDirectory } from "../../src/git/stat-cache.js";
-import { git, write } from "../support/fixture-repo.js";
+import { commitAll, git, write } from "../support/fixture-repo.js";
 
 /**
  * The private index kept between runs (stat-cache.ts): only its stat data is used, only from gantry's state
@@ -37,9 +37,7 @@ describe("stat cache", () => {
     write(root, "src/a.js", "export const a = 1;\n");
     write(root, "src/b.js", "export const b = 1;\n");
     write(root, ".gantry/config.json", "{}\n");
-    git(root, "init", "-q", "-b", "main");
-    git(root, "add", "-A");
-    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base");
+    commitAll(root);
     return root;
   }
 

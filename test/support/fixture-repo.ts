@@ -17,3 +17,10 @@ export function write(root: string, path: string, text: string): void {
   mkdirSync(dirname(join(root, path)), { recursive: true });
   writeFileSync(join(root, path), text);
 }
+
+/** Makes `root` a repository on branch main whose first commit, "base", holds every file written there. */
+export function commitAll(root: string): void {
+  git(root, "init", "-q", "-b", "main");
+  git(root, "add", "-A");
+  git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base");
+}

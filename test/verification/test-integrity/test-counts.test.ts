@@ -7,7 +7,7 @@ import {
   type CountInput,
   countTests,
 } from "../../../src/verification/strategies/test-integrity/test-counts.js";
-import { git, write } from "../../support/fixture-repo.js";
+import { commitAll, git, write } from "../../support/fixture-repo.js";
 
 const cases = (...names: string[]) =>
   `import { test } from "node:test";\n${names.map((n) => `test("${n}", () => {});`).join("\n")}\n`;
@@ -29,9 +29,7 @@ describe("test-integrity: counting a changed test file's tests at base and now",
   write(root, "test/hangs-now.test.js", cases("one"));
   write(root, "test/hangs.test.js", HANG);
   write(root, "test/failing.test.js", `${cases("one")}test("two", () => { throw new Error("no"); });\n`);
-  git(root, "init", "-q", "-b", "main");
-  git(root, "add", "-A");
-  git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base");
+  commitAll(root);
   const baseSha = git(root, "rev-parse", "HEAD");
   write(root, "test/same.test.js", cases("two", "one"));
   write(root, "test/fewer.test.js", cases("one"));
