@@ -82,6 +82,10 @@ export const TARGETS = [
     tests: ["test/git/judge.test.ts", "test/git/judge-cost.test.ts"],
   },
   {
+    mutate: "src/git/judge-status.ts",
+    tests: ["test/git/judge-status.test.ts"],
+  },
+  {
     mutate: "src/verification/strategies/test-integrity/markers.ts",
     tests: ["test/verification/test-integrity/markers.test.ts"],
   },

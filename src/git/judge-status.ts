@@ -37,7 +37,8 @@ export async function differencesFromIndex(scope: {
     if (entry.length < 4) continue;
     const path = entry.slice(3);
     if (path === gantry.slice(0, -1) || path.startsWith(gantry)) continue;
-    if (entry[1] !== " " || entry.startsWith("??")) paths.push(path);
+    // Y, the working tree against the index: "?" for an untracked path.
+    if (entry[1] !== " ") paths.push(path);
   }
   return paths;
 }

@@ -130,11 +130,6 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
 }
 
 /**
- * Rewritten in place, never truncated to nothing first: a file truncated to zero and written again is
- * flushed to disk when it is closed (ext4's auto_da_alloc), a synchronous write twice a story for a file
- * only gantry's own git reads.
- */
-/**
  * From this size of private index on (about 20,000 entries of the bench's paths) the judge lists before it
  * adds. Measured alone: at 10,000 entries status (84 ms of CPU) plus an add of the paths (20 ms) and a
  * program more cost what `add -A` does (108 ms); at 50,000, 0.42 s against 0.59 s.
@@ -159,6 +154,11 @@ async function listedChanges(scope: TreeScope): Promise<string[] | undefined> {
   }
 }
 
+/**
+ * Rewritten in place, never truncated to nothing first: a file truncated to zero and written again is
+ * flushed to disk when it is closed (ext4's auto_da_alloc), a synchronous write twice a story for a file
+ * only gantry's own git reads.
+ */
 export function writePrivateHead(scope: TreeScope, head: string): void {
   const content = Buffer.from(head === UNBORN ? "ref: refs/heads/gantry-private\n" : `${head}\n`);
   const fd = openSync(join(scope.git.dir, "HEAD"), constants.O_RDWR | constants.O_CREAT, 0o644);

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { GitRepo } from "../../src/git/git-repo.js";
 import { LIST_FIRST_INDEX_BYTES } from "../../src/git/judge.js";
+import { addPathspecs } from "../../src/git/judge-status.js";
 import { openRepo } from "../../src/git/repo.js";
 import { execCommand } from "../../src/process/executor.js";
 import { commitAll, git, write } from "../support/fixture-repo.js";
@@ -22,7 +23,7 @@ const log = join(shimDir, "calls.log");
 const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
 writeFileSync(
   join(shimDir, "git"),
-  `#!/bin/sh\necho "GIT_DIR=$GIT_DIR $*" >> '${log}'\nexec '${realGit}' "$@"\n`,
+  `#!/bin/sh\necho "PWD=$PWD GIT_DIR=$GIT_DIR $*" >> '${log}'\nexec '${realGit}' "$@"\n`,
 );
 chmodSync(join(shimDir, "git"), 0o755);
 process.env.PATH = `${shimDir}:${process.env.PATH}`;
@@ -94,13 +95,24 @@ describe("the judge on a large tree: status, then an add of what it listed", () 
         "printf 'out/\\n*.ts\\n' > .gitignore && echo t > src/t.ts",
       ],
       ["gantry's own files", "echo '{\"x\":1}' > .gantry/config.json && echo p > .gantry/new.json"],
+      ["a file whose name is one letter", "echo z > z"],
+      [
+        "a folder named .gantry below the top, which is the project's",
+        "mkdir -p src/.gantry && echo g > src/.gantry/g.js",
+      ],
+      ["gantry's folder turned into a file", "rm -r .gantry && echo x > .gantry"],
       [
         "a deep file rewritten with the same size and its mtime put back",
         `f='${DEEP}/f7.ts'; t=$(stat -c %y "$f"); echo y > "$f"; touch -d "$t" "$f"`,
       ],
       ["nothing at all", "true"],
     ];
-    const same = new Set(["ignored files and folders only", "gantry's own files", "nothing at all"]);
+    const same = new Set([
+      "ignored files and folders only",
+      "gantry's own files",
+      "gantry's folder turned into a file",
+      "nothing at all",
+    ]);
     let previous = first.tree;
     for (const [what, command] of cases) {
       const judged = await session(root, repo, command);
@@ -117,7 +129,10 @@ describe("the judge on a large tree: status, then an add of what it listed", () 
     assert.equal(git(root, "show", `${previous}:${DEEP}/f7.ts`), "y");
     // The judges after the first added only what status listed: no `add -A` of the whole tree.
     const calls = readFileSync(log, "utf8").split("\n");
-    const adds = calls.filter((line) => / add -A /.test(line) && line.includes("GIT_DIR=/"));
+    // This repository's judges only: other tests in the same process may run git through the shim too.
+    const adds = calls.filter(
+      (line) => / add -A /.test(line) && line.startsWith(`PWD=${root} `) && line.includes("GIT_DIR=/"),
+    );
     assert.equal(
       adds.filter((line) => line.includes("-- :(top) ")).length,
       1,
@@ -127,5 +142,32 @@ describe("the judge on a large tree: status, then an add of what it listed", () 
       adds.some((line) => line.includes(":(top,literal)src/n1/")),
       "a new folder added by its path",
     );
+  });
+});
+
+/** When the judge adds the listed paths and when it adds the whole tree instead. */
+describe("the judge's pathspecs from git's status", () => {
+  it("names each listed path literally from the top", () => {
+    assert.deepEqual(addPathspecs(["src/a.js", "new dir/", ":odd"], ".gantry/"), [
+      ":(top,literal)src/a.js",
+      ":(top,literal)new dir/",
+      ":(top,literal):odd",
+    ]);
+  });
+
+  it("adds the whole tree past 2,000 paths or 128 KB of them", () => {
+    const many = (n: number, length = 8) => Array.from({ length: n }, (_, i) => `${i}`.padStart(length, "f"));
+    assert.equal(addPathspecs(many(2000), ".gantry/")?.length, 2000);
+    assert.equal(addPathspecs(many(2001), ".gantry/"), undefined);
+    // 1,024 paths of 112 bytes, 16 more counted for each: exactly 128 KB, still listed; a byte more each is past it.
+    assert.equal(addPathspecs(many(1024, 112), ".gantry/")?.length, 1024);
+    assert.equal(addPathspecs(many(1024, 113), ".gantry/"), undefined);
+  });
+
+  it("adds the whole tree when a folder listed whole holds gantry's folder (a project below the top)", () => {
+    assert.equal(addPathspecs(["app/"], "app/.gantry/"), undefined);
+    assert.equal(addPathspecs(["web/", "app/x.js"], "app/.gantry/")?.length, 2);
+    assert.equal(addPathspecs(["app"], "app/.gantry/")?.length, 1);
+    assert.equal(addPathspecs(["/"], "app/.gantry/")?.length, 1);
   });
 });
