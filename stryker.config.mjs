@@ -79,7 +79,7 @@ export const TARGETS = [
   },
   {
     mutate: "src/git/judge.ts",
-    tests: ["test/git/judge.test.ts", "test/git/judge-cost.test.ts"],
+    tests: ["test/git/judge.test.ts", "test/git/judge-cost.test.ts", "test/git/private-head.test.ts"],
   },
   {
     mutate: "src/git/judge-status.ts",
