@@ -20,6 +20,7 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { fakeRun, RUN_ID } from "../test/serve/fake-run.js";
 import { median, REPO } from "./harness.js";
+import { serveUrl } from "./serve-url.js";
 
 const [roundsArg = "2", cliArg = `${REPO}/dist/cli.js`, settingsArg = "idle,19,10,0"] = process.argv.slice(2);
 const ROUNDS = Number(roundsArg);
@@ -79,18 +80,7 @@ async function measure(setting: string, busy: boolean): Promise<number[]> {
   let load: ChildProcess[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   try {
-    let out = "";
-    const [, base, token] = await new Promise<RegExpExecArray>((done, fail) => {
-      const timer = setTimeout(() => fail(new Error("gantry serve printed no URL in 30 s")), 30_000);
-      server.stdout?.on("data", (chunk) => {
-        out += chunk;
-        const match = /(http:\/\/\S+\/)#token=(\S+)/.exec(out);
-        if (match) {
-          clearTimeout(timer);
-          done(match);
-        }
-      });
-    });
+    const { url: base, token } = await serveUrl(server);
     const auth = { authorization: `Bearer ${token}` };
     const view = new URL(`api/runs/${RUN_ID}`, base);
     const answer = new URL(`api/runs/${RUN_ID}/answer`, base);

@@ -28,6 +28,7 @@ import { join, resolve } from "node:path";
 import { makeFeatureProject } from "./feature-project.js";
 import { benchEnvironment, expectOk, timeCommand } from "./harness.js";
 import { spawnLoadClients } from "./serve.bench.js";
+import { serveUrl } from "./serve-url.js";
 
 const REPLAY_MS = 8000;
 const [clients = "50", requests = "1000", ...builds] = process.argv.slice(2);
@@ -104,7 +105,7 @@ async function replay(build: string, template: string, events: string[]) {
     stdio: ["ignore", "pipe", "ignore"],
   });
   try {
-    const [, url, token] = await lineFrom(server, /(http:\/\/\S+\/)#token=(\S+)/);
+    const { url, token } = await serveUrl(server, 60_000);
     const clientsProcess = spawnLoadClients(true, [
       url as string,
       token as string,

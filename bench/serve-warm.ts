@@ -13,6 +13,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { fakeRun } from "../test/serve/fake-run.js";
 import { spawnLoadClients } from "./serve.bench.js";
+import { serveUrl } from "./serve-url.js";
 
 const [batchesArg = "3", ...builds] = process.argv.slice(2);
 const BATCHES = Number(batchesArg);
@@ -46,18 +47,7 @@ async function measure(build: string): Promise<number[]> {
   const args = build === "floor" ? ["-e", FLOOR] : [resolve(build), "serve", "--dir", run.root];
   const server = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "ignore"] });
   try {
-    let out = "";
-    const [, url, token] = await new Promise<RegExpExecArray>((done, fail) => {
-      const timer = setTimeout(() => fail(new Error(`${build} printed no URL in 30 s`)), 30_000);
-      server.stdout?.on("data", (chunk) => {
-        out += chunk;
-        const match = /(http:\/\/\S+\/)#token=(\S+)/.exec(out);
-        if (match) {
-          clearTimeout(timer);
-          done(match);
-        }
-      });
-    });
+    const { url, token } = await serveUrl(server);
     await sleep(1500);
     const perBatch: number[] = [];
     for (let i = 0; i < BATCHES; i++) {

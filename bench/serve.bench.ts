@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { makeFeatureProject } from "./feature-project.js";
 import { benchEnvironment, CLI, expectOk, median, REPO, type Row, row, timeCommand } from "./harness.js";
+import { serveUrl } from "./serve-url.js";
 
 const STORIES = Number(process.env.BENCH_SERVE_STORIES ?? 20);
 const PAIRS = Number(process.env.BENCH_SERVE_PAIRS ?? 3);
@@ -57,21 +58,10 @@ async function startServe(
     stdio: ["ignore", "pipe", "ignore"],
     detached: OWN_SESSION,
   });
-  let out = "";
-  const found = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("gantry serve printed no URL in 30 s")), 30_000);
-    child.stdout?.on("data", (chunk) => {
-      out += chunk;
-      const match = /(http:\/\/\S+\/)#token=(\S+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match);
-      }
-    });
-  });
+  const { url, token } = await serveUrl(child);
   // Its start-up (loading modules, compiling the body schemas), measured apart: it ends before the run starts.
   const startupCpuMs = cpuMs(child.pid as number);
-  return { child, url: found[1] as string, token: found[2] as string, startupCpuMs };
+  return { child, url, token, startupCpuMs };
 }
 
 /**
