@@ -12,6 +12,7 @@ import { constants } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import type { CommandHelperPool } from "./command-helper.js";
+import { dropFileHead } from "./drop-file-head.js";
 import type { ExecOptions, ExecResult } from "./exec-types.js";
 import { OutputTail } from "./output-tail.js";
 import { processGroup } from "./process-group.js";
@@ -24,8 +25,8 @@ const GROUP_POLL_MS = 25;
 /** A helper that has not said the command ended this long after its kill is given up. */
 const NO_REPLY_MS = 10_000;
 /**
- * Past this size the output file's tail is taken into memory and the file emptied (the child appends to it):
- * a command that prints without end fills no disk. What it writes between that read and the emptying is lost.
+ * Past this many unread bytes the output file's tail is taken into memory and the bytes read are dropped from
+ * the disk (the child appends to it): a command that prints without end fills no disk (dropFileHead).
  */
 const maxOutputFile = () => Number(process.env.GANTRY_OUTPUT_FILE_MAX_BYTES) || 64 * 1024 * 1024;
 const SIZE_CHECK_MS = 500;
@@ -120,10 +121,17 @@ export function execViaHelper(
       tail.push(text.text, text.size);
       errTail.push(text.text.slice(-STDERR_TAIL));
     };
+    // The file's bytes before this offset are in the tail already (and their blocks freed).
+    let taken = 0;
     const sizeWatch = setInterval(() => {
-      if (fileSize(outputFile) <= maxOutputFile()) return;
-      take(readTail(outputFile, tailBytes + LINE_SEARCH));
-      truncateSync(outputFile, 0);
+      if (fileSize(outputFile) - taken <= maxOutputFile()) return;
+      const read = readTail(outputFile, tailBytes + LINE_SEARCH, taken);
+      take(read);
+      if (dropFileHead(outputFile, taken + read.size)) taken += read.size;
+      else {
+        truncateSync(outputFile, 0);
+        taken = 0;
+      }
     }, SIZE_CHECK_MS);
     sizeWatch.unref();
     const onAbort = () => {
@@ -147,7 +155,7 @@ export function execViaHelper(
       clearTimeout(noReply);
       // Whatever the command left running in its group goes with it.
       group.signal("SIGKILL");
-      take(readTail(outputFile, tailBytes + LINE_SEARCH));
+      take(readTail(outputFile, tailBytes + LINE_SEARCH, taken));
       for (const file of [outputFile, inputFile]) if (file !== "/dev/null") removeQuietly(file);
       const code = "code" in end ? end.code : undefined;
       const stopped = timedOut || aborted;
@@ -169,8 +177,11 @@ export function execViaHelper(
   });
 }
 
-/** The last `limit` bytes of the file as text (starting at a whole character) and the file's size. */
-function readTail(path: string, limit: number): { text: string; size: number } {
+/**
+ * The last `limit` bytes of the file after offset `from` as text (starting at a whole character) and how many
+ * bytes the file holds past `from`.
+ */
+function readTail(path: string, limit: number, from: number): { text: string; size: number } {
   let fd: number;
   try {
     fd = openSync(path, "r");
@@ -178,19 +189,19 @@ function readTail(path: string, limit: number): { text: string; size: number } {
     return { text: "", size: 0 };
   }
   try {
-    const size = fstatSync(fd).size;
+    const size = Math.max(0, fstatSync(fd).size - from);
     const length = Math.min(size, limit);
     const buffer = Buffer.allocUnsafe(length);
     let read = 0;
     while (read < length) {
-      const n = readSync(fd, buffer, read, length - read, size - length + read);
+      const n = readSync(fd, buffer, read, length - read, from + size - length + read);
       if (n === 0) break;
       read += n;
     }
-    let from = 0;
+    let start = 0;
     // UTF-8 continuation bytes at the cut belong to a character that began before it.
-    if (length < size) while (from < read && ((buffer[from] ?? 0) & 0xc0) === 0x80) from += 1;
-    return { text: buffer.toString("utf8", from, read), size };
+    if (length < size) while (start < read && ((buffer[start] ?? 0) & 0xc0) === 0x80) start += 1;
+    return { text: buffer.toString("utf8", start, read), size };
   } finally {
     closeSync(fd);
   }
