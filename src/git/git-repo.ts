@@ -65,4 +65,10 @@ export interface JudgeOptions {
    * guard before a commit, which must see an edit made by anything, a process gantry did not start included.
    */
   recheck?: boolean;
+  /**
+   * After commands started as read-only (tests, lint, typecheck), take the judged tree without a stat pass:
+   * for a verdict that completion's recheck holds to the disk anyway (a file they changed is still changed
+   * then, and the tree it judges has no verdict). Ignored with `recheck`; a writer since always rebuilds.
+   */
+  deferStatCheck?: boolean;
 }

@@ -15,10 +15,11 @@ import { newIgnoredSources } from "./ignored-files.js";
 import { type IndexedPaths, indexedPaths } from "./ignored-from-index.js";
 import { readIndexFile, readIndexFlags } from "./index-file.js";
 import { IndexPaths, trackedBelow } from "./index-paths.js";
-import { EMPTY_TREE, GANTRY_DIR, judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
+import { EMPTY_TREE, GANTRY_DIR, type TreeScope, UNBORN } from "./judge.js";
 import { type JudgedChange, parseJudgedDiff } from "./judged-changes.js";
+import { JudgedTreeCache } from "./judged-tree-cache.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
-import { type StatBaseline, smallIndex, statBaseline, unchangedByStat } from "./stat-check.js";
+import { smallIndex } from "./stat-check.js";
 import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 import { headAndTree, trackedFiles } from "./tracked-files.js";
 
@@ -118,60 +119,17 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     return treeScope;
   };
 
-  // The last tree judged and what had run by then (activity.ts): judged again only when it may be stale.
-  let last:
-    | {
-        sha: string;
-        tree: string;
-        started: number;
-        writers: number;
-        baseline?: StatBaseline;
-        /** Nothing that could reach this tree ran while it was judged or last checked. */
-        settled: boolean;
-      }
-    | undefined;
-  // The stat pass in node (stat-check.ts) when it can answer "unchanged" alone, else git's status.
-  let lastBaseline: StatBaseline | undefined;
-  /** The scope whose private index a judge of this run has written (every path in it is in a judged tree). */
-  let judgedIn: TreeScope | undefined;
-  const unchanged = async (s: TreeScope, baseline?: StatBaseline) =>
-    (baseline !== undefined &&
-      s.index.head !== undefined &&
-      unchangedByStat({ top, privateDir: s.git.dir, hashBytes, baseline })) ||
-    unchangedSinceJudge(s);
-  const judgeNow = async (options: JudgeOptions = {}): Promise<Judged> => {
-    const sha = await head();
-    const s = await scope();
-    const now = ranHere();
-    if (last && last.sha === sha && now.writers === last.writers && now.runningWriters === 0) {
-      // Nothing ran since: the tree is the one judged.
-      if (last.settled && now.running === 0 && now.started === last.started && !options.recheck)
-        return { sha, tree: last.tree };
-      // Only commands that do not change files ran since, or run still (another worker's tests): a stat
-      // pass against the judged index says whether they did anyway. While one runs, the next judge looks again.
-      if (await unchanged(s, last.baseline)) {
-        if (now.running === 0) Object.assign(last, { started: now.started, settled: true });
-        return { sha, tree: last.tree };
-      }
-    }
-    last = undefined;
-    // No walk where the check will not pay (a large tree): git's status answers there.
-    const baseline = smallIndex(s.git.dir, join(gitDir, "index"))
-      ? statBaseline(top, prefix, ignored?.paths, lastBaseline)
-      : undefined;
-    lastBaseline = baseline;
-    const tree = await judgeTree(s, sha);
-    judgedIn = s;
-    if (s.sameAsHead && sha !== UNBORN) {
-      if (sameContents.size >= 64) sameContents.clear();
-      sameContents.set(`${s.sameAsHead.head} ${s.sameAsHead.tree}`, s.sameAsHead.same);
-    }
-    // No command that may change files runs: what does not may still (another worker's tests), which the
-    // next judge's stat pass checks.
-    if (now.runningWriters === 0)
-      last = { sha, tree, started: now.started, writers: now.writers, baseline, settled: now.running === 0 };
-    return { sha, tree };
-  };
+  const cache = new JudgedTreeCache({
+    top,
+    prefix,
+    userIndex: join(gitDir, "index"),
+    hashBytes,
+    head,
+    scope,
+    ranHere,
+    ignoredPaths: () => ignored?.paths,
+  });
+  const { sameContents } = cache;
 
   // Untracked ignored paths as last listed, and what had run by then: a story's start reuses the list
   // the story before it ended with when nothing ran in between.
@@ -179,6 +137,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
   // The private index's paths once this run's judge wrote it, small trees only: they answer for a changed
   // folder with nothing new outside them, no git (ignored-from-index.ts).
   const indexedNow = (): IndexedPaths | undefined => {
+    const { judgedIn } = cache;
     const dir = judgedIn !== undefined && judgedIn === treeScope ? judgedIn.git.dir : undefined;
     const index = dir && smallIndex(dir) ? readIndexFile(join(dir, "index"), hashBytes) : undefined;
     return index && indexedPaths(index.entries.map((entry) => entry.path));
@@ -192,7 +151,6 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     return paths;
   };
   const treeLists = new Map<string, Promise<string[]>>();
-  const sameContents = new Map<string, boolean>();
   // The user's index flags as last read, by index file version: a snapshot reads them only for a new one.
   let knownFlags: Pick<GitSnapshot, "indexKey" | "indexFlags"> | undefined;
   const indexPaths = new IndexPaths();
@@ -209,12 +167,13 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     top,
     head,
     judgedChanges,
-    judge: (options) => serial(() => judgeNow(options)),
+    judge: (options) => serial(() => cache.judge(options)),
     commitJudged: (judged, subject) =>
       serial(async () => {
         const s = await scope();
+        const last = cache.last;
         const wasLast = last?.tree === judged.tree && last.sha === judged.sha ? last : undefined;
-        last = undefined;
+        cache.last = undefined;
         knownFlags = undefined;
         const indexHoldsTree = wasLast !== undefined && s.index.head === judged.sha;
         const identity = await committerIdentity(projectRoot, dirs);
@@ -228,7 +187,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
         const flags = readIndexFlags(join(gitDir, "index"), hashBytes);
         if (flags) knownFlags = { indexKey: flags.key, indexFlags: flags.indexFlags };
         // The working tree is what was judged, now on top of the new commit: no need to judge it again.
-        if (wasLast && indexHoldsTree) last = { ...wasLast, sha: commit };
+        if (wasLast && indexHoldsTree) cache.last = { ...wasLast, sha: commit };
         if (ignored && ignored.sha === judged.sha) ignored.sha = commit;
         return commit;
       }),
