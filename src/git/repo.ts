@@ -1,13 +1,12 @@
 import { isAbsolute, join } from "node:path";
 import { InputError } from "../config/input-error.js";
-import type { Judged } from "../model/ledger.js";
 import { activity, realTree } from "../process/activity.js";
 import { commitJudged } from "./commit.js";
 import { rememberTreeOfCommit, treeOfCommit } from "./commit-trees.js";
 import { committerIdentity } from "./committer.js";
 import { runGit } from "./exec.js";
 import { gitReason } from "./git-error.js";
-import type { GitRepo, JudgeOptions } from "./git-repo.js";
+import type { GitRepo } from "./git-repo.js";
 import { branchFromHeadFile, headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredBook } from "./ignored-book.js";
