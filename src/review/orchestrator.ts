@@ -29,7 +29,9 @@ export async function runReview(
   const checks = BUILT_IN_CHECKS.filter((name) => commands[name]);
   const reviewers = plugins.reviewers ?? [];
   run.bus.emit("review:start", { storyId, checks: [...checks, ...reviewers.map(checkName)] });
-  const judged = await run.git.judge();
+  // After the tests, no stat pass: a file they changed is still changed at completion, whose recheck then
+  // judges a tree without this verdict (docs/security.md, "One stat pass a story").
+  const judged = await run.git.judge({ deferStatCheck: true });
   // The checks are independent and only read the tree: they run at the same time (one after the other,
   // typecheck and lint of a real project took 21 s), their results kept in the configured order.
   const queue = new PQueue({ concurrency: Math.max(1, checks.length) });

@@ -7,7 +7,7 @@ import type { Stage } from "./stage.js";
 
 /** What the story changed: its base commit against the judged tree, a diff of two trees. */
 async function changedSinceBase(ctx: StoryContext): Promise<string[]> {
-  const judged = await ctx.run.git.judge();
+  const judged = await ctx.run.git.judge({ deferStatCheck: true });
   return ctx.run.git.changedFiles(ctx.baseSha, judged.tree);
 }
 

@@ -178,6 +178,29 @@ describe("hostile agents against git (checks alone, sandbox off)", { concurrency
     }
   });
 
+  it("tests that rewrite a source file so that lint passes on what they wrote fail the story: no verdict on the tree at completion", async () => {
+    // The agent's src/add.js fails lint (useConst); its test puts a clean version in place while it runs,
+    // so review's lint sees the clean one. Completion looks at the disk: that tree has no verdict.
+    const lintBad = "let sum = (a, b) => a + b;\nexport const add = sum;\n";
+    const rewriting = `import { writeFileSync } from "node:fs";\n${ADD_TEST}test("tidy", () => writeFileSync(new URL("../src/add.js", import.meta.url), ${JSON.stringify(ADD)}));\n`;
+    const root = hostileProject({ write: { "src/add.js": lintBad, "test/add.test.js": rewriting } });
+    const result = await run(root);
+    assert.equal(result.code, 1, result.stderr);
+    assert.equal(prdStories(root)["US-1"]?.status, "failed");
+    assert.match(
+      result.stdout,
+      /not every mandatory gate passed on this tree: verify: no verdict for this tree/,
+    );
+    assert.equal(git(root, "rev-list", "--count", "HEAD").trim(), "1", "nothing was committed");
+    const review = lastRun(root).ledger.filter((e) => e.gate === "review");
+    const verify = lastRun(root).ledger.filter((e) => e.gate === "verify");
+    assert.ok(review.length > 0 && verify.length > 0, "verify and review judged the agent's tree");
+    assert.ok(
+      review.every((e) => verify.some((v) => v.tree === e.tree)),
+      "review's verdict is bound to the tree the tests started on, never to one completion sees",
+    );
+  });
+
   it("an implementation in an ignored file fails the story and is moved into the run directory, not lost", async () => {
     const root = hostileProject(
       {

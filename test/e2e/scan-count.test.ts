@@ -30,8 +30,9 @@ describe("scans per story", () => {
     const scans = (segment: string[][]) => segment.filter(isFullScan).map((a) => a.join(" "));
     for (const segment of [second, third]) {
       assert.ok(scans(segment).length <= 2, `scans in one story:\n${scans(segment).join("\n")}`);
-      // The two stat checks after the tests and checks are answered in node from the private index's stat
-      // data (git/stat-check.ts; that they still see a change is test/git/stat-check.test.ts and judge-cache's).
+      // One stat check a story, completion's (review takes the judged tree after the tests without one), is
+      // answered in node from the private index's stat data (git/stat-check.ts; that it still sees a change is
+      // test/git/stat-check.test.ts and judge-cache's).
       assert.equal(segment.filter(statCheck).length, 0, "the stat checks asked git");
       // Judge 3 (its diff-tree also gives test-integrity's changes), the commit 1: the compare-and-swap (its
       // tree, commit object and the user's index written in node: committed-tree.ts, commit-object.ts,

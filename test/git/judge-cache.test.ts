@@ -76,6 +76,20 @@ describe("judge cache", () => {
     assert.notEqual(third.tree, second.tree);
   });
 
+  it("deferStatCheck takes the judged tree after read-only commands; the recheck after it sees their edit; a writer still rebuilds", async () => {
+    const { root, repo } = await fixture();
+    const first = await repo.judge();
+    await readOnly(root, "echo 'export const a = 4;' > src/a.js");
+    assert.deepEqual(await repo.judge({ deferStatCheck: true }), first, "no look at the disk for review");
+    assert.deepEqual(await repo.judge({ deferStatCheck: true }), first, "nor again while nothing else ran");
+    const checked = await repo.judge({ recheck: true, deferStatCheck: true });
+    assert.notEqual(checked.tree, first.tree, "the recheck always looks");
+    assert.equal(git(root, "show", `${checked.tree}:src/a.js`), "export const a = 4;");
+    await execCommand({ command: "echo 'export const a = 5;' > src/a.js", cwd: root, timeoutMs: 10_000 });
+    const rebuilt = await repo.judge({ deferStatCheck: true });
+    assert.equal(git(root, "show", `${rebuilt.tree}:src/a.js`), "export const a = 5;", "after a writer");
+  });
+
   it("changed files come from two trees; a tree's files are listed once", async () => {
     const { root, repo, base } = await fixture();
     write(root, "src/new.js", "export const n = 1;\n");
