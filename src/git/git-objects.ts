@@ -163,7 +163,7 @@ function serializeTree(entries: readonly TreeEntry[]): Buffer {
 }
 
 /** git's tree order: names byte by byte, a tree's name as if it ended in "/". */
-function sortKey(entry: TreeEntry): Buffer {
+export function sortKey(entry: TreeEntry): Buffer {
   return entry.mode === "40000" ? Buffer.concat([entry.name, Buffer.from("/")]) : entry.name;
 }
 

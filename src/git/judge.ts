@@ -4,6 +4,7 @@ import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import type { PrivateGit } from "./hermetic.js";
 import { addPathspecs, differencesFromIndex } from "./judge-status.js";
 import { knownJudgedDiff, rememberJudgedDiff, treesWithKnownDiff } from "./judged-changes.js";
+import { MAX_NODE_TREE_INDEX_BYTES, rawTreeDiff, writeTreeFromIndex } from "./judged-tree-in-node.js";
 
 export const UNBORN = "0000000000000000000000000000000000000000";
 /** The tree with nothing in it (sha1 repositories). */
@@ -63,6 +64,8 @@ const JUDGE_SCRIPT = [
   `if [ $# -gt 0 ] && ! err=$(git -c core.quotepath=off add -A -- "$@" 2>&1 >/dev/null); then`,
   `  case "$err" in *"are ignored by one of your .gitignore files"*) ;; *) printf '%s\\n' "$err" >&2; exit $((e+2)) ;; esac`,
   "fi",
+  // "-" for $6: node writes the tree and reads the diff from the objects (judged-tree-in-node.ts).
+  `[ "$known" = - ] && exit 0`,
   `tree=$(git write-tree) || exit $((e+3))`,
   `printf '%s\\n' "$tree"`,
   // A tree whose diff against $5 this process has already (judged-changes.ts): "=" instead of a diff-tree.
@@ -86,29 +89,28 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   const listed = rebase ? undefined : await listedChanges(scope);
   const against = head === UNBORN ? EMPTY_TREE : head;
   const exclusion = `:(exclude,top)${scope.prefix}${GANTRY_DIR}`;
-  const out = await runGitScript(
-    scope.cwd,
-    JUDGE_SCRIPT,
-    [
-      head === UNBORN ? "" : head,
-      rebase ? "1" : "",
-      gantry,
-      exclusion,
-      against,
-      treesWithKnownDiff(scope.prefix, against).join(" "),
-      ...(listed ? ["paths", ...listed] : []),
-    ],
-    scope.git.env,
-    JUDGE_STEPS,
-  );
-  const newline = out.indexOf("\n");
-  const tree = out.slice(0, newline);
+  const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
+  const inNode = objects !== undefined && indexSmallForNode(scope);
+  const script = async (known: string) => {
+    const args = [head === UNBORN ? "" : head, rebase ? "1" : "", gantry, exclusion, against, known];
+    if (listed) args.push("paths", ...listed);
+    return runGitScript(scope.cwd, JUDGE_SCRIPT, args, scope.git.env, JUDGE_STEPS);
+  };
+  const out = await script(inNode ? "-" : treesWithKnownDiff(scope.prefix, against).join(" "));
+  const built = inNode ? writeTreeFromIndex(join(scope.git.dir, "index"), objects) : undefined;
+  // git writes the tree when node could not (an index it does not read whole, a mode a tree does not hold).
+  const tree = inNode
+    ? (built ?? (await runGit(scope.cwd, ["write-tree"], scope.git.env)).trim())
+    : out.slice(0, out.indexOf("\n"));
   // A raw diff is empty or starts with ":": "=" is the script saying the diff is known (asked again if it
-  // was dropped from the cache meanwhile).
-  const rest = out.slice(newline + 1);
+  // was dropped from the cache meanwhile); node reads it from the objects when it built the tree.
+  const rest = inNode ? "=" : out.slice(out.indexOf("\n") + 1);
   const diff =
     rest === "="
       ? (knownJudgedDiff(scope.prefix, against, tree) ??
+        (inNode
+          ? rawTreeDiff(objects as string, against, tree, `${scope.prefix}${GANTRY_DIR}`)
+          : undefined) ??
         (await runGit(
           scope.cwd,
           ["diff-tree", "-r", "-z", "--no-renames", against, tree, "--", ":(top)", exclusion],
@@ -152,6 +154,15 @@ async function listedChanges(scope: TreeScope): Promise<string[] | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether node writes the tree and its diff (judged-tree-in-node.ts): a small private index. Not before a
+ * run's first judge, whose index git builds from HEAD (its size unknown until then).
+ */
+function indexSmallForNode(scope: TreeScope): boolean {
+  const own = statSync(join(scope.git.dir, "index"), { throwIfNoEntry: false });
+  return own !== undefined && own.size <= MAX_NODE_TREE_INDEX_BYTES;
 }
 
 /**
