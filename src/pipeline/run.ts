@@ -130,8 +130,9 @@ async function checkStart(options: RunOptions): Promise<{ previous?: RunStateDat
   for (const note of await reconcile(previous, git, options.prdPath)) options.warn(`gantry: ${note}`);
   const leftovers = await settleStoryWorktrees(options.root, options.feature, options.prdPath);
   for (const note of leftovers.notes) options.warn(`gantry: ${note}`);
-  const dirty = await git.dirtyFiles();
-  if (dirty.length > 0 && !options.allowDirty && !isResumable(previous)) {
+  // Looked for only when it matters (a whole stat pass and folder walk of the user's tree).
+  const dirty = options.allowDirty || isResumable(previous) ? [] : await git.dirtyFiles();
+  if (dirty.length > 0) {
     const list = dirty.slice(0, 5).join(", ") + (dirty.length > 5 ? `, … (${dirty.length} files)` : "");
     throw new InputError(
       options.root,
