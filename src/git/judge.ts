@@ -46,8 +46,10 @@ const JUDGE_STEPS = [
 
 /**
  * The judge in one shell ($1 HEAD or "" when unborn, $2 "1" to rebase the index on HEAD, $3 .gantry/'s
- * pathspec, $4 its exclusion, $5 what to compare with, $6 trees whose diff against $5 is known, then "paths"
- * and the pathspecs to add when only those are added): the tree on the first line, then diff-tree -z of HEAD and the tree for the escapes check (or "=" for a known one).
+ * pathspec, $4 its exclusion, $5 what to compare with, $6 trees whose diff against $5 is known ("*": node
+ * reads every diff, "-": node also writes the tree), then "paths" and the pathspecs to add when only those
+ * are added): the tree on the first line, then diff-tree -z of HEAD and the tree for the escapes check (or
+ * "=" for a known one).
  * A git started from a small shell costs less than one from node.
  * When HEAD moved since the index was last based on it, the index is rebuilt from HEAD's entries: -m keeps
  * the stat data of unchanged entries (no rehash), -i ignores the working tree, which `add` then reads.
@@ -69,7 +71,8 @@ const JUDGE_SCRIPT = [
   `tree=$(git write-tree) || exit $((e+3))`,
   `printf '%s\\n' "$tree"`,
   // A tree whose diff against $5 this process has already (judged-changes.ts): "=" instead of a diff-tree.
-  `case " $known " in *" $tree "*) printf '=' ; exit 0 ;; esac`,
+  // "*": node reads the diff from the objects whatever the tree (judged-tree-in-node.ts rawTreeDiff).
+  `case " $known " in *" $tree "*|" * ") printf '=' ; exit 0 ;; esac`,
   `git diff-tree -r -z --no-renames "$compare" "$tree" -- ":(top)" "$exclude" || exit $((e+4))`,
 ].join("\n");
 
@@ -96,21 +99,20 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
     if (listed) args.push("paths", ...listed);
     return runGitScript(scope.cwd, JUDGE_SCRIPT, args, scope.git.env, JUDGE_STEPS);
   };
-  const out = await script(inNode ? "-" : treesWithKnownDiff(scope.prefix, against).join(" "));
+  const known = objects !== undefined ? "*" : treesWithKnownDiff(scope.prefix, against).join(" ");
+  const out = await script(inNode ? "-" : known);
   const built = inNode ? writeTreeFromIndex(join(scope.git.dir, "index"), objects) : undefined;
   // git writes the tree when node could not (an index it does not read whole, a mode a tree does not hold).
   const tree = inNode
     ? (built ?? (await runGit(scope.cwd, ["write-tree"], scope.git.env)).trim())
     : out.slice(0, out.indexOf("\n"));
   // A raw diff is empty or starts with ":": "=" is the script saying the diff is known (asked again if it
-  // was dropped from the cache meanwhile); node reads it from the objects when it built the tree.
+  // was dropped from the cache meanwhile); node reads it from the objects (changed folders only), else git.
   const rest = inNode ? "=" : out.slice(out.indexOf("\n") + 1);
   const diff =
     rest === "="
       ? (knownJudgedDiff(scope.prefix, against, tree) ??
-        (inNode
-          ? rawTreeDiff(objects as string, against, tree, `${scope.prefix}${GANTRY_DIR}`)
-          : undefined) ??
+        (objects ? rawTreeDiff(objects, against, tree, `${scope.prefix}${GANTRY_DIR}`) : undefined) ??
         (await runGit(
           scope.cwd,
           ["diff-tree", "-r", "-z", "--no-renames", against, tree, "--", ":(top)", exclusion],

@@ -103,7 +103,7 @@ describe("the story's changes from the judge's own diff-tree", () => {
     const second = await openRepo(root);
     assert.equal((await second.judge()).tree, tree);
     assert.deepEqual(second.judgedChanges?.(base, tree), [{ status: "M", path: "src/stand-in.ts" }]);
-    // Another tree at the same HEAD is diffed by git.
+    // Another tree at the same HEAD is diffed again (from the objects, judged-tree-in-node.ts).
     write(root, "src/b.ts", "b\n");
     const other = await second.judge({ recheck: true });
     assert.notEqual(other.tree, tree);
