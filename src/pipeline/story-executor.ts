@@ -57,7 +57,7 @@ export async function executeStory(
       ? { resumedPass: (story.attempts ?? 0) + 1 }
       : {}),
   };
-  // Written with the pass's first write (iterations, attempts) a few lines on: one fsync each fewer.
+  // Written with the next write of each file (prd.json: the pass's attempts, a few lines on).
   run.state.defer({ currentStory: story.id });
   stories.defer(story.id, { status: "in-progress" });
   dropDecisions(run, story.id);
@@ -93,9 +93,9 @@ export async function executeStory(
     if (run.state.data.iterations >= config.execution.maxIterations) {
       return pause(run, ctx, `execution.maxIterations (${config.execution.maxIterations}) reached`);
     }
-    // A pass's start need not wait for the disk: a machine crash that loses it leaves the story pending (it
-    // runs again) and the previous commit's marker, which resume reconciles from git.
-    run.state.update({ iterations: run.state.data.iterations + 1 }, { durable: false });
+    // A pass's start is not written to state.json: resume reads neither the count nor the story there (it
+    // reads prd.json), and the previous commit's marker, left until the next write, is reconciled from git.
+    run.state.defer({ iterations: run.state.data.iterations + 1 });
     ladder.enterPass();
     // The first pass's routing was decided above (it chose the starting tier): routers are asked once a pass.
     if (passes > 0) ctx.route = await routePass(run, story);

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { StoryStatus } from "../model/story.js";
-import { type AtomicWriteOptions, writeJsonAtomic } from "../util/atomic-write.js";
+import { type AtomicWriteOptions, jsonText, writeJsonAtomic } from "../util/atomic-write.js";
+import type { OrderedFile } from "../util/ordered-writes.js";
 import { type PrdDocument, restoreOwned } from "./owned-prd.js";
 import { applyPatch, fileKey, keyOf, type StoryPatch } from "./save.js";
 import { type Prd, type Story, statusOf } from "./story.js";
@@ -24,6 +25,8 @@ export class StoryStore {
   private pending = false;
   /** Stories someone added to the file during the run, as last kept. */
   private added: Record<string, unknown>[] = [];
+  /** Counts the writes begun: a staged write placed after a newer one began would put old content back. */
+  private writes = 0;
 
   constructor(
     readonly path: string,
@@ -47,8 +50,25 @@ export class StoryStore {
   /** `durable: false` where a crash of the machine may keep the previous version (a pass's start): one fsync fewer. */
   update(id: string, patch: StoryPatch, options: AtomicWriteOptions = {}): void {
     this.defer(id, patch);
+    this.write(options);
+  }
+
+  /**
+   * The story changed and prd.json as a file for a durable step with others (util/ordered-writes.ts):
+   * written and durable when that step resolves, unless a newer write was made in full meanwhile.
+   */
+  stage(id: string, patch: StoryPatch): OrderedFile {
+    this.defer(id, patch);
     this.pending = false;
-    this.writtenKey = keyOf(writeJsonAtomic(this.path, this.document(), options));
+    const write = ++this.writes;
+    return {
+      path: this.path,
+      content: jsonText(this.document()),
+      current: () => this.writes === write,
+      placed: (stats) => {
+        this.writtenKey = keyOf(stats);
+      },
+    };
   }
 
   /**
@@ -69,10 +89,13 @@ export class StoryStore {
 
   /** Checks prd.json against gantry's copy now (the end of a run), restoring it if someone edited it. */
   settle(): void {
-    if (this.guard() || this.pending) {
-      this.pending = false;
-      this.writtenKey = keyOf(writeJsonAtomic(this.path, this.document()));
-    }
+    if (this.guard() || this.pending) this.write();
+  }
+
+  private write(options: AtomicWriteOptions = {}): void {
+    this.pending = false;
+    this.writes += 1;
+    this.writtenKey = keyOf(writeJsonAtomic(this.path, this.document(), options));
   }
 
   /**

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type AtomicWriteOptions, writeJsonAtomic } from "../util/atomic-write.js";
+import { type AtomicWriteOptions, jsonText, writeJsonAtomic } from "../util/atomic-write.js";
+import type { OrderedFile } from "../util/ordered-writes.js";
 
 export const STATE_FILE = "state.json";
 
@@ -27,6 +28,8 @@ export interface RunStateData {
 /** What resume needs, written atomically at each change. */
 export class RunState {
   readonly data: RunStateData;
+  /** Counts the writes begun: a staged write placed after a newer one began would put old content back. */
+  private writes = 0;
 
   constructor(
     private readonly runDir: string,
@@ -63,7 +66,22 @@ export class RunState {
     }
   }
 
+  /**
+   * The state with `patch`, as a file for a durable step with others (util/ordered-writes.ts): written and
+   * durable when that step resolves, unless a newer write of the state was made in full meanwhile.
+   */
+  stage(patch: Partial<RunStateData>): OrderedFile {
+    this.defer(patch);
+    const write = ++this.writes;
+    return {
+      path: join(this.runDir, STATE_FILE),
+      content: jsonText(this.data),
+      current: () => this.writes === write,
+    };
+  }
+
   private save(options: AtomicWriteOptions = {}): void {
+    this.writes += 1;
     writeJsonAtomic(join(this.runDir, STATE_FILE), this.data, options);
   }
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, renameSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { gateStates, unmetGates } from "../ledger/gate-rule.js";
+import { writeInOrder } from "../util/ordered-writes.js";
 import { oneLine } from "../util/text.js";
 import { changedNothing } from "./agent-step.js";
 import type { StoryContext } from "./context.js";
@@ -42,13 +43,17 @@ export const completionStage: Stage = {
     if (unmet.length > 0)
       return { action: "fail", reason: `not every mandatory gate passed on this tree: ${unmet.join("; ")}` };
     const subject = commitSubject(story.id, story.title);
-    run.state.update({ committing: { storyId: story.id, subject, tree: judged.tree } });
-    run.stories.update(story.id, {
-      status: "passed",
-      attempts: ctx.pass,
-      costUsd: round(ctx.costUsd),
-      failureReason: null,
-    });
+    // One durable step: both files' contents synced side by side, then `committing` renamed into place and
+    // its folder synced before prd.json's `passed` is: never a passed story without the marker resume needs.
+    await writeInOrder([
+      run.state.stage({ committing: { storyId: story.id, subject, tree: judged.tree } }),
+      run.stories.stage(story.id, {
+        status: "passed",
+        attempts: ctx.pass,
+        costUsd: round(ctx.costUsd),
+        failureReason: null,
+      }),
+    ]);
     try {
       await run.git.commitJudged(judged, subject);
     } catch (error) {

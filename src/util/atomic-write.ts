@@ -1,8 +1,12 @@
 import {
   type BigIntStats,
+  close,
   closeSync,
+  fdatasyncSync,
   fstatSync,
+  fsync,
   fsyncSync,
+  open,
   openSync,
   readdirSync,
   renameSync,
@@ -32,12 +36,13 @@ export function writeFileAtomic(
   options: AtomicWriteOptions = {},
 ): BigIntStats {
   const durable = options.durable !== false;
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  const temp = tempPathFor(path);
   const fd = openSync(temp, "w", 0o644);
   let stats: BigIntStats;
   try {
     writeSync(fd, content);
-    fsyncSync(fd);
+    // Data and size (the file is new: what a read after a crash needs); its times and mode need no sync.
+    fdatasyncSync(fd);
     stats = fstatSync(fd, { bigint: true });
   } catch (error) {
     closeSync(fd);
@@ -55,6 +60,25 @@ export function writeFileAtomic(
   return stats;
 }
 
+let temps = 0;
+
+/** A temp file beside `path`, unique in this process (removeLeftoverTemps knows the name by its pid). */
+export function tempPathFor(path: string): string {
+  temps += 1;
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}${temps}.tmp`);
+}
+
+/** `fsyncDir` in the threadpool. */
+export function syncFolder(dir: string): Promise<void> {
+  return new Promise((resolve) =>
+    open(dir, "r", (openError, fd) => {
+      if (openError) return resolve();
+      // As fsyncDir: a file system that refuses fsync on a folder still renames atomically.
+      fsync(fd, () => close(fd, () => resolve()));
+    }),
+  );
+}
+
 function fsyncDir(dir: string): void {
   try {
     const fd = openSync(dir, "r");
@@ -68,8 +92,11 @@ function fsyncDir(dir: string): void {
   }
 }
 
+/** A JSON file's text as gantry writes it: two-space indent, a final newline. */
+export const jsonText = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
 export function writeJsonAtomic(path: string, value: unknown, options: AtomicWriteOptions = {}): BigIntStats {
-  return writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, options);
+  return writeFileAtomic(path, jsonText(value), options);
 }
 
 /**

@@ -28,21 +28,24 @@ describe("atomic writes", () => {
     const dir = mkdtempSync(join(tmpdir(), "gantry-atomic-"));
     const state = join(dir, "state.json");
     const synced: string[] = [];
-    const original = fs.fsyncSync;
-    fs.fsyncSync = (fd: number) => {
+    const original = { fsyncSync: fs.fsyncSync, fdatasyncSync: fs.fdatasyncSync };
+    const record = (how: string) => (fd: number) => {
       const isFolder = fs.fstatSync(fd).isDirectory();
       // The file is synced while it is still the temp file: never a renamed file with no content on disk.
-      synced.push(isFolder ? "folder" : readdirSync(dir).some((n) => n.endsWith(".tmp")) ? "temp" : "file");
-      original(fd);
+      const what = isFolder ? "folder" : readdirSync(dir).some((n) => n.endsWith(".tmp")) ? "temp" : "file";
+      synced.push(`${what} ${how}`);
+      original[how === "fsync" ? "fsyncSync" : "fdatasyncSync"](fd);
     };
+    fs.fsyncSync = record("fsync");
+    fs.fdatasyncSync = record("fdatasync");
     syncBuiltinESMExports();
     try {
       writeFileAtomic(state, "1\n");
-      assert.deepEqual(synced.splice(0), ["temp", "folder"]);
+      assert.deepEqual(synced.splice(0), ["temp fdatasync", "folder fsync"]);
       writeFileAtomic(state, "2\n", { durable: false });
-      assert.deepEqual(synced.splice(0), ["temp"]);
+      assert.deepEqual(synced.splice(0), ["temp fdatasync"]);
     } finally {
-      fs.fsyncSync = original;
+      Object.assign(fs, original);
       syncBuiltinESMExports();
     }
     assert.equal(readFileSync(state, "utf8"), "2\n");

@@ -1,0 +1,82 @@
+import {
+  type BigIntStats,
+  closeSync,
+  fdatasync,
+  fstatSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
+import { dirname } from "node:path";
+import { syncFolder, tempPathFor } from "./atomic-write.js";
+
+/** One file of a durable step. */
+export interface OrderedFile {
+  path: string;
+  content: string;
+  /**
+   * False once a newer version of the file was written in full (renamed into place) while this step waited
+   * on the disk: this one is then dropped, never put back over the newer.
+   */
+  current?: () => boolean;
+  /** Told the file's stat (taken before the rename) once it is in place. */
+  placed?: (stats: BigIntStats) => void;
+}
+
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Writes files as one durable step: every file's content reaches the disk side by side (fdatasync in the
+ * threadpool, one journal commit where the file system batches them), then each is renamed into place in the
+ * order given, its folder synced before the next rename, so that a crash never leaves a later file's new
+ * version without an earlier one's. Resolves once the last folder is synced. Steps run one at a time.
+ */
+export function writeInOrder(files: readonly OrderedFile[]): Promise<void> {
+  const step = queue.then(() => durableStep(files));
+  queue = step.catch(() => undefined);
+  return step;
+}
+
+async function durableStep(files: readonly OrderedFile[]): Promise<void> {
+  const temps: { file: OrderedFile; temp: string; fd?: number; stats?: BigIntStats }[] = [];
+  try {
+    for (const file of files) {
+      const entry: (typeof temps)[number] = { file, temp: tempPathFor(file.path) };
+      temps.push(entry);
+      entry.fd = openSync(entry.temp, "w", 0o644);
+      writeSync(entry.fd, file.content);
+    }
+    // Data and size only (fdatasync): the temp file is new, so its size and blocks are what a read needs.
+    await Promise.all(temps.map(({ fd }) => datasync(fd as number)));
+    for (const entry of temps) {
+      entry.stats = fstatSync(entry.fd as number, { bigint: true });
+      closeSync(entry.fd as number);
+      entry.fd = undefined;
+    }
+  } catch (error) {
+    for (const { fd, temp } of temps) {
+      if (fd !== undefined) closeSync(fd);
+      rmSync(temp, { force: true });
+    }
+    throw error;
+  }
+  for (const [i, { file, temp, stats }] of temps.entries()) {
+    if (file.current?.() === false) rmSync(temp, { force: true });
+    else {
+      try {
+        renameSync(temp, file.path);
+      } catch (error) {
+        for (const rest of temps.slice(i)) rmSync(rest.temp, { force: true });
+        throw error;
+      }
+      file.placed?.(stats as BigIntStats);
+    }
+    // Synced even when a newer write superseded this one: that write may not have synced its folder.
+    await syncFolder(dirname(file.path));
+  }
+}
+
+function datasync(fd: number): Promise<void> {
+  return new Promise((resolve, reject) => fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+}
