@@ -107,7 +107,9 @@ export async function executeStory(
       rectifyAttempts: 0,
       autofixAttempts: 0,
     });
-    stories.update(story.id, { attempts: ctx.pass }, { durable: false });
+    // On disk before the pass's first session (its guard waits for it), written while routing and the guard's
+    // git snapshot run; the content synced before the rename, the folder not (a pass's start).
+    stories.updateSoon(story.id, { attempts: ctx.pass });
     const outcome = await runStages(stages, ctx, {
       bus,
       maxStageRetries: config.execution.maxStageRetries,

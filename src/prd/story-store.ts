@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { StoryStatus } from "../model/story.js";
 import { type AtomicWriteOptions, jsonText, writeJsonAtomic } from "../util/atomic-write.js";
-import type { OrderedFile } from "../util/ordered-writes.js";
+import { type OrderedFile, writeInOrder } from "../util/ordered-writes.js";
 import { type PrdDocument, restoreOwned } from "./owned-prd.js";
 import { applyPatch, fileKey, keyOf, type StoryPatch } from "./save.js";
 import { type Prd, type Story, statusOf } from "./story.js";
@@ -27,6 +27,8 @@ export class StoryStore {
   private added: Record<string, unknown>[] = [];
   /** Counts the writes begun: a staged write placed after a newer one began would put old content back. */
   private writes = 0;
+  /** The writes begun by `updateSoon`, settled (a failure is kept for `landed()` to throw). */
+  private landing: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly path: string,
@@ -51,6 +53,23 @@ export class StoryStore {
   update(id: string, patch: StoryPatch, options: AtomicWriteOptions = {}): void {
     this.defer(id, patch);
     this.write(options);
+  }
+
+  /**
+   * As `update` with `durable: false`, but the write goes on in the threadpool while the caller carries on;
+   * `landed()` waits for it. A newer write made meanwhile supersedes it (it is then dropped, never put back).
+   */
+  updateSoon(id: string, patch: StoryPatch): void {
+    const step = writeInOrder([this.stage(id, patch)], { durable: false });
+    const before = this.landing;
+    this.landing = Promise.all([before, step]);
+    // Not lost when nobody waits: kept for landed().
+    this.landing.catch(() => undefined);
+  }
+
+  /** Resolves once every `updateSoon` write begun so far is on disk (or superseded); throws a write's error. */
+  async landed(): Promise<void> {
+    await this.landing;
   }
 
   /**

@@ -22,6 +22,8 @@ export async function guardSession(ctx: StoryContext, role: AgentRole): Promise<
   const { run } = ctx;
   ctx.ignoredAtStart ??= await run.git.ignoredPaths();
   const git: GitSnapshot = await run.git.snapshot();
+  // prd.json as the pass's start wrote it (in progress) is what the session sees and what is put back.
+  await run.stories.landed();
   const owned: OwnedFiles = snapshotOwnedFiles(run.root);
   return {
     async finish() {

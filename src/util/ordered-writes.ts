@@ -9,7 +9,7 @@ import {
   writeSync,
 } from "node:fs";
 import { dirname } from "node:path";
-import { syncFolder, tempPathFor } from "./atomic-write.js";
+import { type AtomicWriteOptions, syncFolder, tempPathFor } from "./atomic-write.js";
 
 /** One file of a durable step. */
 export interface OrderedFile {
@@ -31,14 +31,15 @@ let queue: Promise<unknown> = Promise.resolve();
  * threadpool, one journal commit where the file system batches them), then each is renamed into place in the
  * order given, its folder synced before the next rename, so that a crash never leaves a later file's new
  * version without an earlier one's. Resolves once the last folder is synced. Steps run one at a time.
+ * `durable: false` (as writeFileAtomic's): the contents are synced before the renames, the folders are not.
  */
-export function writeInOrder(files: readonly OrderedFile[]): Promise<void> {
-  const step = queue.then(() => durableStep(files));
+export function writeInOrder(files: readonly OrderedFile[], options: AtomicWriteOptions = {}): Promise<void> {
+  const step = queue.then(() => durableStep(files, options.durable !== false));
   queue = step.catch(() => undefined);
   return step;
 }
 
-async function durableStep(files: readonly OrderedFile[]): Promise<void> {
+async function durableStep(files: readonly OrderedFile[], durable: boolean): Promise<void> {
   const temps: { file: OrderedFile; temp: string; fd?: number; stats?: BigIntStats }[] = [];
   try {
     for (const file of files) {
@@ -73,7 +74,7 @@ async function durableStep(files: readonly OrderedFile[]): Promise<void> {
       file.placed?.(stats as BigIntStats);
     }
     // Synced even when a newer write superseded this one: that write may not have synced its folder.
-    await syncFolder(dirname(file.path));
+    if (durable) await syncFolder(dirname(file.path));
   }
 }
 

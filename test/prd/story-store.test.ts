@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { after, describe, test } from "node:test";
 import { loadPrd } from "../../src/prd/load.js";
 import { StoryStore } from "../../src/prd/story-store.js";
@@ -21,7 +21,9 @@ const story = (id: string, extra: Record<string, unknown> = {}) => ({
 
 let count = 0;
 function setUp(): { path: string; store: StoryStore; restored: string[][] } {
-  const path = join(work, `prd-${++count}.json`);
+  const dir = join(work, `case-${++count}`);
+  mkdirSync(dir);
+  const path = join(dir, "prd.json");
   writeFileSync(
     path,
     JSON.stringify({ feature: "f", owner: "me", userStories: [story("A"), story("B"), story("C")] }),
@@ -133,5 +135,36 @@ describe("StoryStore: prd.json is written only by gantry during a run", () => {
       ["the file was not valid JSON; restored"],
       ["the file was deleted; restored"],
     ]);
+  });
+
+  test("updateSoon writes while the caller carries on; landed() waits for it; a newer write is never undone", async () => {
+    const { path, store, restored } = setUp();
+    store.updateSoon("A", { status: "in-progress", attempts: 1 });
+    await store.landed();
+    assert.equal(byId(path).A?.status, "in-progress");
+    assert.equal(byId(path).A?.attempts, 1);
+    store.updateSoon("A", { attempts: 2 });
+    store.update("A", { status: "failed", failureReason: "no" });
+    await store.landed();
+    assert.equal(
+      byId(path).A?.status,
+      "failed",
+      "the older write, landing later, did not put its version back",
+    );
+    assert.equal(byId(path).A?.attempts, 2, "the newer write carried the older one's change");
+    store.settle();
+    assert.deepEqual(restored, [], "the store knows the file it wrote last");
+    assert.deepEqual(
+      readdirSync(dirname(path)).filter((n) => n.endsWith(".tmp")),
+      [],
+      "no temp file left",
+    );
+  });
+
+  test("landed() throws the error of a write that could not be made", async () => {
+    const { path, store } = setUp();
+    rmSync(dirname(path), { recursive: true });
+    store.updateSoon("A", { attempts: 1 });
+    await assert.rejects(store.landed(), /ENOENT/);
   });
 });
