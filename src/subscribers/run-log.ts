@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from "node:fs";
+import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { EventBus } from "../bus/event-bus.js";
 import type { EventName } from "../model/events.js";
@@ -13,6 +13,7 @@ type Level = (typeof LEVELS)[number];
  * The run's log as text a person reads, one line each: `2026-03-04T05:06:07.123Z WARN  message  key=value …`
  * (events.jsonl holds the events as JSON). Each line is appended with one synchronous write, so a crash loses
  * none; `GANTRY_LOG_LEVEL` (debug, info, warn, error) sets the least level written, info by default.
+ * The file stays open from the first line to `flush()` (the run's end): one write a line, not an open and a close.
  */
 export function createRunLogger(
   runDir: string,
@@ -23,17 +24,22 @@ export function createRunLogger(
   const file = join(runDir, RUN_LOG_FILE);
   const wanted = LEVELS.indexOf((process.env.GANTRY_LOG_LEVEL ?? "info") as Level);
   const least = wanted < 0 ? 1 : wanted;
+  let fd: number | undefined;
   const write = (level: Level) => (fields: object, msg?: string) => {
     if (LEVELS.indexOf(level) < least) return;
     const line = `${new Date().toISOString()} ${level.toUpperCase().padEnd(5)} ${logLine(fields, msg)}\n`;
-    appendFileSync(file, redact(line));
+    fd ??= openSync(file, "a");
+    writeSync(fd, redact(line));
   };
   return {
     debug: write("debug"),
     info: write("info"),
     warn: write("warn"),
     error: write("error"),
-    flush() {},
+    flush() {
+      if (fd !== undefined) closeSync(fd);
+      fd = undefined;
+    },
   };
 }
 

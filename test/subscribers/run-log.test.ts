@@ -23,5 +23,8 @@ describe("run log", () => {
       /^\S+ WARN {2}subscriber failed {2}reason="two words\\nand a line break" token=\[redacted\]$/,
     );
     assert.equal(logLine({ detail: { a: [1, 2] } }), 'detail={"a":[1,2]}');
+    logger.flush();
+    logger.error({}, "after the run's end");
+    assert.match(readFileSync(join(dir, "run.log"), "utf8"), /ERROR after the run's end\n$/);
   });
 });
