@@ -23,6 +23,8 @@ export interface CommitPlan {
   head: () => Promise<string>;
   /** Who commits (committer.ts): the private git has no config of its own. */
   identity: CommitterIdentity;
+  /** Awaited before the branch moves (and not before): what must be durable by then, synced meanwhile. */
+  ready?: Promise<unknown>;
 }
 
 /** The variables that point git at the private directory: the steps on the user's repository drop them. */
@@ -100,6 +102,7 @@ export async function commitJudged(
   if (holds && !built) copyIndex(join(scope.git.dir, "index"), commitIndex);
   const entries = holds && built && plan.userIndex ? commitEntries(scope, built.gantry) : undefined;
   const made = built ? commitInNode(scope, plan.identity, built.tree, parent, plan.subject) : undefined;
+  await plan.ready;
   const out = await runGitScript(
     scope.cwd,
     SCRIPT,

@@ -3,6 +3,12 @@ import type { JudgedChange } from "./judged-changes.js";
 import type { GitChange, GitSnapshot } from "./tamper-snapshot.js";
 
 /** What gantry asks of git, each answered with as few git calls as it can (repo.ts). */
+/** What a commit waits for. */
+export interface CommitOptions {
+  /** Settles once what must be durable before the branch moves is (prd.json's folder synced): awaited first. */
+  ready?: Promise<unknown>;
+}
+
 export interface GitRepo {
   readonly root: string;
   /** The working tree's top level (root, or a folder above it when gantry runs in a subfolder). */
@@ -17,7 +23,7 @@ export interface GitRepo {
    * Commits exactly the judged tree (plus gantry's config and prd.json) with commit-tree and a
    * compare-and-swap of the branch; throws CommitMismatch when HEAD is not that commit afterwards.
    */
-  commitJudged(judged: Judged, subject: string): Promise<string>;
+  commitJudged(judged: Judged, subject: string, options?: CommitOptions): Promise<string>;
   /**
    * Files that differ between a commit and a judged tree (.gantry/ aside), relative to the project root,
    * deleted ones included, sorted: `git diff-tree`, whose cost grows with the change, not the repository.

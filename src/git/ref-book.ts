@@ -51,9 +51,9 @@ export function bookedRepo(inner: GitRepo, book: RefBook, branch: string): GitRe
         const now = await inner.snapshot();
         return inner.restoreSince(book.rebase(before, now.refs));
       }),
-    commitJudged: (judged, subject) =>
+    commitJudged: (judged, subject, options) =>
       book.exclusive(async () => {
-        const commit = await inner.commitJudged(judged, subject);
+        const commit = await inner.commitJudged(judged, subject, options);
         book.record(branch, commit);
         return commit;
       }),

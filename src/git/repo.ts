@@ -167,7 +167,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     head,
     judgedChanges,
     judge: (options) => serial(() => cache.judge(options)),
-    commitJudged: (judged, subject) =>
+    commitJudged: (judged, subject, options) =>
       serial(async () => {
         const s = await scope();
         const last = cache.last;
@@ -177,7 +177,15 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
         const indexHoldsTree = wasLast !== undefined && s.index.head === judged.sha;
         const identity = await committerIdentity(projectRoot, dirs);
         const userIndex = join(gitDir, "index");
-        const made = await commitJudged(s, { judged, subject, indexHoldsTree, head, identity, userIndex });
+        const made = await commitJudged(s, {
+          judged,
+          subject,
+          indexHoldsTree,
+          head,
+          identity,
+          userIndex,
+          ...(options?.ready ? { ready: options.ready } : {}),
+        });
         const { commit } = made;
         committed = made;
         rememberTreeOfCommit(made.commit, made.tree);

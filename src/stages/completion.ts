@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { gateStates, unmetGates } from "../ledger/gate-rule.js";
-import { writeInOrder } from "../util/ordered-writes.js";
+import { placeInOrder } from "../util/ordered-writes.js";
 import { oneLine } from "../util/text.js";
 import { changedNothing } from "./agent-step.js";
 import type { StoryContext } from "./context.js";
@@ -45,7 +45,8 @@ export const completionStage: Stage = {
     const subject = commitSubject(story.id, story.title);
     // One durable step: both files' contents synced side by side, then `committing` renamed into place and
     // its folder synced before prd.json's `passed` is: never a passed story without the marker resume needs.
-    await writeInOrder([
+    // prd.json's folder is synced while the commit is built; the branch moves only once it is.
+    const placed = await placeInOrder([
       run.state.stage({ committing: { storyId: story.id, subject, tree: judged.tree } }),
       run.stories.stage(story.id, {
         status: "passed",
@@ -55,8 +56,9 @@ export const completionStage: Stage = {
       }),
     ]);
     try {
-      await run.git.commitJudged(judged, subject);
+      await run.git.commitJudged(judged, subject, { ready: placed.synced });
     } catch (error) {
+      await placed.synced;
       run.stories.update(story.id, { status: "in-progress" });
       run.state.update({ committing: undefined });
       return { action: "fail", reason: `the commit did not land as judged: ${(error as Error).message}` };

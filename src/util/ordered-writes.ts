@@ -24,6 +24,11 @@ export interface OrderedFile {
   placed?: (stats: BigIntStats) => void;
 }
 
+/** A durable step whose files are all in place: `synced` settles once the last one's folder is synced too. */
+export interface Placed {
+  synced: Promise<void>;
+}
+
 let queue: Promise<unknown> = Promise.resolve();
 
 /**
@@ -33,13 +38,28 @@ let queue: Promise<unknown> = Promise.resolve();
  * version without an earlier one's. Resolves once the last folder is synced. Steps run one at a time.
  * `durable: false` (as writeFileAtomic's): the contents are synced before the renames, the folders are not.
  */
-export function writeInOrder(files: readonly OrderedFile[], options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeInOrder(
+  files: readonly OrderedFile[],
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  await (await placeInOrder(files, options)).synced;
+}
+
+/**
+ * `writeInOrder`, resolved as soon as every file is in place and every folder but the last synced, for a
+ * caller with work to do before it relies on the last file being durable (it awaits `synced` then). The
+ * next step starts after `synced`.
+ */
+export function placeInOrder(
+  files: readonly OrderedFile[],
+  options: AtomicWriteOptions = {},
+): Promise<Placed> {
   const step = queue.then(() => durableStep(files, options.durable !== false));
-  queue = step.catch(() => undefined);
+  queue = step.then((placed) => placed.synced).catch(() => undefined);
   return step;
 }
 
-async function durableStep(files: readonly OrderedFile[], durable: boolean): Promise<void> {
+async function durableStep(files: readonly OrderedFile[], durable: boolean): Promise<Placed> {
   const temps: { file: OrderedFile; temp: string; fd?: number; stats?: BigIntStats }[] = [];
   try {
     for (const file of files) {
@@ -62,7 +82,9 @@ async function durableStep(files: readonly OrderedFile[], durable: boolean): Pro
     }
     throw error;
   }
+  let synced = Promise.resolve();
   for (const [i, { file, temp, stats }] of temps.entries()) {
+    await synced;
     if (file.current?.() === false) rmSync(temp, { force: true });
     else {
       try {
@@ -74,8 +96,9 @@ async function durableStep(files: readonly OrderedFile[], durable: boolean): Pro
       file.placed?.(stats as BigIntStats);
     }
     // Synced even when a newer write superseded this one: that write may not have synced its folder.
-    if (durable) await syncFolder(dirname(file.path));
+    if (durable) synced = syncFolder(dirname(file.path));
   }
+  return { synced };
 }
 
 function datasync(fd: number): Promise<void> {

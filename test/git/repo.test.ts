@@ -42,6 +42,26 @@ describe("git repo wrapper", () => {
     assert.match(git(root, "show", "HEAD:.gantry/features/f/prd.json"), /"edited":true/);
   });
 
+  it("the commit moves the branch only once `ready` has settled (prd.json's folder synced meanwhile)", async () => {
+    const root = repo();
+    writeFileSync(join(root, "b.js"), "export const b = 2;\n");
+    const git_ = await openRepo(root);
+    const judged = await git_.judge();
+    let settle: () => void = () => {};
+    const ready = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const committing = git_.commitJudged(judged, "gantry(US-1): b", { ready });
+    // Long enough for the commit's own work in node: only the branch's move waits.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(git(root, "rev-parse", "HEAD").trim(), judged.sha, "the branch has not moved yet");
+    settle();
+    const commit = await committing;
+    assert.equal(git(root, "rev-parse", "HEAD").trim(), commit);
+    assert.equal(git(root, "log", "-1", "--format=%s").trim(), "gantry(US-1): b");
+    git_.close();
+  });
+
   it("outside a repository, openRepo says so in one line as bad input (exit 2), not as an internal error", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gantry-norepo-"));
     await assert.rejects(

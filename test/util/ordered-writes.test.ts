@@ -7,7 +7,7 @@ import { after, describe, it } from "node:test";
 import { loadPrd } from "../../src/prd/load.js";
 import { StoryStore } from "../../src/prd/story-store.js";
 import { RunState, readRunState } from "../../src/runs/run-state.js";
-import { writeInOrder } from "../../src/util/ordered-writes.js";
+import { placeInOrder, writeInOrder } from "../../src/util/ordered-writes.js";
 
 const work = mkdtempSync(join(tmpdir(), "gantry-ordered-"));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -82,6 +82,33 @@ describe("writeInOrder: the end of a pass as one durable step", () => {
     again.settle();
     stories.settle();
     assert.deepEqual(restored, []);
+  });
+
+  it("placeInOrder resolves with every file in place; the last folder's sync settles after, the next step after it", async () => {
+    const { prdPath, state, stories } = setUp();
+    const { calls, restore } = recordCalls();
+    try {
+      const placed = await placeInOrder([
+        state.stage({ committing: { storyId: "A", subject: "s" } }),
+        stories.stage("A", { status: "passed" }),
+      ]);
+      assert.equal(JSON.parse(readFileSync(prdPath, "utf8")).userStories[0].status, "passed");
+      const next = writeInOrder([stories.stage("A", { attempts: 2 })], { durable: false });
+      await placed.synced;
+      await next;
+      assert.deepEqual(calls, [
+        "datasync",
+        "datasync",
+        "rename state.json",
+        "sync folder state.json",
+        "rename prd.json",
+        "sync folder prd.json",
+        "datasync",
+        "rename prd.json",
+      ]);
+    } finally {
+      restore();
+    }
   });
 
   it("a write made in full while the step waited on the disk is not put back by the older step", async () => {
