@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import type { StageResult } from "../../src/model/stage.js";
@@ -74,6 +74,32 @@ describe("executeStory", () => {
       reason: "set in the PRD",
     });
     assert.equal(run.stories.get("US-1")?.attempts, 1);
+  });
+
+  it("a pass's start writes prd.json (in progress, landed before a session) and leaves state.json as it was", async () => {
+    const { run, root } = await runContext([story("US-1")]);
+    const statePath = join(run.runDir, "state.json");
+    const stateBefore = readFileSync(statePath, "utf8");
+    const onDisk: Record<string, unknown>[] = [];
+    const stages: Stage[] = [
+      {
+        name: "execution",
+        enabled: () => true,
+        async execute(ctx) {
+          // What a session's guard waits for before it copies gantry's files.
+          await ctx.run.stories.landed();
+          const prd = JSON.parse(readFileSync(join(root, ".gantry/features/f/prd.json"), "utf8"));
+          onDisk.push(prd.userStories[0]);
+          return { action: "continue" };
+        },
+      },
+    ];
+    assert.equal((await executeStory(run, storyOf(run, "US-1"), stages)).status, "passed");
+    assert.equal(onDisk[0]?.status, "in-progress");
+    assert.equal(onDisk[0]?.attempts, 1);
+    assert.equal(readFileSync(statePath, "utf8"), stateBefore, "state.json is not written at a pass's start");
+    assert.equal(run.state.data.iterations, 1, "the count is kept in memory for the next write");
+    assert.equal(run.state.data.currentStory, "US-1");
   });
 
   it("escalate runs the story again one tier up (escalation:tier-change), or at the same tier while it has attempts", async () => {
