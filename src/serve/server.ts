@@ -1,11 +1,22 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
-import { answerRequest, type Outcome, sendControl } from "./actions.js";
+import type { AddressInfo, Socket } from "node:net";
+import type { Outcome } from "./actions.js";
 import { type BodySchema, type BodyValidators, loadBodyValidators } from "./body-schemas.js";
-import { BodyError, checkOrigin, hasToken, ownHosts, parseJson, readBody, tokenBytes } from "./guards.js";
+import { FastLane, type FastRequest } from "./fast-lane.js";
+import {
+  BodyError,
+  bearerMatches,
+  checkHostOrigin,
+  checkOrigin,
+  hasToken,
+  ownHosts,
+  parseJson,
+  readBody,
+  tokenBytes,
+} from "./guards.js";
 import { RunHub } from "./hub.js";
 import { PAGE_CSP, PAGE_HTML } from "./page.js";
-import { RUN_ID_PATTERN } from "./run-files.js";
+import { type JsonReply, jsonReply, tokenRoute } from "./token-routes.js";
 
 export interface ServeOptions {
   root: string;
@@ -66,6 +77,15 @@ function send(res: ServerResponse, status: number, type: string, body: string, e
   res.end(body);
 }
 
+const sendReply = (res: ServerResponse, reply: JsonReply) => sendJsonText(res, reply.status, reply.json);
+
+const hostRefusal = (refused: string) =>
+  jsonReply(refused === "bad-host" ? 421 : 403, {
+    code: refused,
+    message: "not this server's own host or origin",
+  });
+const NO_TOKEN = jsonReply(401, { code: "no-token", message: "missing or wrong bearer token" });
+
 export const sendOutcome = (res: ServerResponse, outcome: Outcome) =>
   sendJson(res, outcome.status, { code: outcome.code, message: outcome.message });
 
@@ -116,14 +136,31 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
   server.headersTimeout = 10_000;
   server.requestTimeout = 15_000;
   server.maxHeadersCount = 50;
+  const routes = { hub, root: options.root, validators };
+
+  // Every connection starts in the fast lane (src/serve/fast-lane.ts), which answers plainly formed token-route
+  // requests itself, through the same checks as below, and gives the connection to node:http at the first
+  // request it does not answer.
+  const nodeConnection = server.listeners("connection")[0] as (socket: Socket) => void;
+  server.off("connection", nodeConnection);
+  const lane = new FastLane({
+    answer: (request: FastRequest) => {
+      const refused = checkHostOrigin(request.host, request.origin, hosts);
+      if (refused) return hostRefusal(refused);
+      if (!bearerMatches(request.authorization, token)) return NO_TOKEN;
+      return tokenRoute(routes, { ...request, body: () => request.body });
+    },
+    handOff: (socket, rest) => {
+      if (rest.length > 0) socket.unshift(rest);
+      nodeConnection.call(server, socket);
+      socket.resume();
+    },
+  });
+  server.on("connection", (socket: Socket) => lane.take(socket));
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const refused = checkOrigin(req, hosts);
-    if (refused)
-      return sendJson(res, refused === "bad-host" ? 421 : 403, {
-        code: refused,
-        message: "not this server's own host or origin",
-      });
+    if (refused) return sendReply(res, hostRefusal(refused));
     const path = pathOf(req.url ?? "/");
     const context: RouteContext = { req, res, hub, root: options.root, validators, path };
     if (path.startsWith("/v1/device/")) {
@@ -144,9 +181,18 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
         code: "signature-on-token-route",
         message: "token routes take the bearer token, never a device signature",
       });
-    if (!hasToken(req, token))
-      return sendJson(res, 401, { code: "no-token", message: "missing or wrong bearer token" });
-    return tokenRoutes(context, req.method ?? "GET");
+    if (!hasToken(req, token)) return sendReply(res, NO_TOKEN);
+    const method = req.method ?? "GET";
+    if (method === "GET" && path === "/api/events") {
+      if (!hub.subscribe(res))
+        sendJson(res, 503, {
+          code: "too-many-clients",
+          message: "the event stream's client limit is reached",
+        });
+      return;
+    }
+    const contentType = req.headers["content-type"];
+    return sendReply(res, await tokenRoute(routes, { method, path, contentType, body: () => readBody(req) }));
   };
 
   await new Promise<void>((resolve, reject) => {
@@ -168,6 +214,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
       new Promise<void>((resolve) => {
         hub.stop();
         server.close(() => resolve());
+        lane.close();
         server.closeAllConnections();
       }),
   };
@@ -177,36 +224,3 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
 const PLAIN_TARGET = /^\/(?!\/)[A-Za-z0-9_\-/]*$/;
 export const pathOf = (target: string) =>
   PLAIN_TARGET.test(target) ? target : new URL(target, "http://server.invalid").pathname;
-
-async function tokenRoutes(context: RouteContext, method: string): Promise<void> {
-  const { res, hub, path, root } = context;
-  if (method === "GET" && path === "/api/events") {
-    if (!hub.subscribe(res))
-      sendJson(res, 503, { code: "too-many-clients", message: "the event stream's client limit is reached" });
-    return;
-  }
-  if (method === "GET" && path === "/api/runs") {
-    return send(res, 200, "application/json; charset=utf-8", hub.listJson());
-  }
-  const match = /^\/api\/runs\/([^/]+)(?:\/(answer|control))?$/.exec(path);
-  const runId = match ? decodeURIComponent(match[1] as string) : undefined;
-  if (!match || runId === undefined || !RUN_ID_PATTERN.test(runId))
-    return sendJson(res, 404, { code: "not-found", message: "no such route" });
-  const verb = match[2];
-  if (method === "GET" && verb === undefined) {
-    const json = hub.viewJson(runId);
-    if (json === undefined) return sendJson(res, 404, { code: "unknown-run", message: `no run ${runId}` });
-    return send(res, 200, "application/json; charset=utf-8", json);
-  }
-  if (method === "POST" && verb === "answer") {
-    const body = await validBody<{ requestId: string; action: string }>(context, "answer");
-    if (body) sendOutcome(res, answerRequest(hub, root, runId, body, "page"));
-    return;
-  }
-  if (method === "POST" && verb === "control") {
-    const body = await validBody<{ action: string; storyId?: string }>(context, "control");
-    if (body) sendOutcome(res, sendControl(hub, root, runId, body, "page"));
-    return;
-  }
-  sendJson(res, 405, { code: "method-not-allowed", message: `${method} ${path}` });
-}

@@ -1,0 +1,272 @@
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import { MAX_BODY_BYTES } from "./guards.js";
+import type { JsonReply } from "./token-routes.js";
+
+/** One token-route request the fast lane read whole: the header values the checks and routes use, and its body. */
+export interface FastRequest {
+  method: "GET" | "POST";
+  path: string;
+  host: string | undefined;
+  origin: string | undefined;
+  authorization: string | undefined;
+  contentType: string | undefined;
+  body: Buffer;
+}
+
+export interface FastLaneOptions {
+  /** Every check and route a request gets through node:http, on a request the fast lane read. */
+  answer(request: FastRequest): JsonReply | Promise<JsonReply>;
+  /** Gives the connection to node:http, with the bytes not answered yet (from the start of a request). */
+  handOff(socket: Socket, rest: Buffer): void;
+}
+
+/** node:http's own limits, kept by the fast lane: a request's head, its headers, the time to send it. */
+const MAX_HEAD_BYTES = 16 * 1024;
+const MAX_HEADERS = 50;
+const REQUEST_TIMEOUT_MS = 10_000;
+const KEEP_ALIVE_MS = 5_000;
+
+const REQUEST_LINE = /^(GET|POST) (\/[A-Za-z0-9_\-/]*) HTTP\/1\.1$/;
+/** The routes the page and a client poll: the run list, a run's view, an answer, a control. */
+const GET_TARGET = /^\/api\/runs(?:\/[A-Za-z0-9_-]+)?$/;
+const POST_TARGET = /^\/api\/runs\/[A-Za-z0-9_-]+\/(?:answer|control)$/;
+/** A header line: a token, a colon, a value of visible ASCII, spaces and tabs only. */
+const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([\x20-\x7e\t]*?)[ \t]*$/;
+const DIGITS = /^\d{1,5}$/;
+
+/**
+ * Reads one request's head, strictly: undefined for anything the fast lane does not answer itself, which
+ * then goes to node:http whole (another route or method, HTTP/1.0, a duplicated header it reads, a body
+ * without a plain Content-Length or over the bound, Transfer-Encoding, Expect, Upgrade, Connection other
+ * than keep-alive, a device's X-Gantry-* header, anything not plain ASCII, a folded line). It therefore
+ * never has to refuse a request node:http would read otherwise, and the boundary it finds between two
+ * requests (a single Content-Length, no Transfer-Encoding) is the one node:http would find.
+ */
+export function readHead(head: string): (Omit<FastRequest, "body"> & { length: number }) | undefined {
+  const lines = head.split("\r\n");
+  const line = REQUEST_LINE.exec(lines[0] as string);
+  if (!line) return undefined;
+  const method = line[1] as "GET" | "POST";
+  const path = line[2] as string;
+  if (!(method === "GET" ? GET_TARGET : POST_TARGET).test(path)) return undefined;
+  if (lines.length - 1 > MAX_HEADERS) return undefined;
+  const seen: Record<string, string> = {};
+  for (let i = 1; i < lines.length; i++) {
+    const header = HEADER_LINE.exec(lines[i] as string);
+    if (!header) return undefined;
+    const name = (header[1] as string).toLowerCase();
+    const value = header[2] as string;
+    switch (name) {
+      case "host":
+      case "origin":
+      case "authorization":
+      case "content-type":
+      case "content-length":
+        if (name in seen) return undefined;
+        seen[name] = value;
+        break;
+      case "transfer-encoding":
+      case "expect":
+      case "upgrade":
+        return undefined;
+      case "connection":
+        if (value.toLowerCase() !== "keep-alive") return undefined;
+        break;
+      default:
+        if (name.startsWith("x-gantry-")) return undefined;
+    }
+  }
+  const declared = seen["content-length"];
+  if (declared !== undefined && !DIGITS.test(declared)) return undefined;
+  const length = declared === undefined ? 0 : Number(declared);
+  if (method === "GET" ? length !== 0 : declared === undefined || length > MAX_BODY_BYTES) return undefined;
+  return {
+    method,
+    path,
+    host: seen.host,
+    origin: seen.origin,
+    authorization: seen.authorization,
+    contentType: seen["content-type"],
+    length,
+  };
+}
+
+const HEAD_END = Buffer.from("\r\n\r\n");
+const COMMON =
+  "cache-control: no-store\r\nx-content-type-options: nosniff\r\nx-frame-options: DENY\r\nreferrer-policy: no-referrer\r\ncontent-type: application/json; charset=utf-8\r\n";
+
+/** The Date header's value, made once a second. */
+let dateSecond = 0;
+let dateText = "";
+function httpDate(): string {
+  const now = Date.now();
+  if (now - dateSecond >= 1000) {
+    dateSecond = now - (now % 1000);
+    dateText = new Date(dateSecond).toUTCString();
+  }
+  return dateText;
+}
+
+/** One answer, head and body, in one write. */
+function answerBytes(reply: JsonReply): string {
+  return `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}\r\n${COMMON}content-length: ${Buffer.byteLength(reply.json)}\r\ndate: ${httpDate()}\r\nconnection: keep-alive\r\nkeep-alive: timeout=5\r\n\r\n${reply.json}`;
+}
+
+interface Connection {
+  socket: Socket;
+  /** Bytes read and not answered yet. */
+  pending: Buffer | undefined;
+  /** When the request in `pending` began arriving, or the last answer was written. */
+  since: number;
+  busy: boolean;
+  /** Takes the fast lane's listeners off the socket (before node:http gets it). */
+  release(): void;
+}
+
+/**
+ * The token routes' requests answered on the connection itself, without node:http's request and response
+ * objects: under the serve bench's load (1,000 requests in a run) node:http's own per-request work was most
+ * of the server's CPU. A connection starts here; the first request that is not a plainly formed token-route
+ * request (the page, the event stream, the device routes, anything unusual) hands the connection, from that
+ * request on, to node:http, which then serves it to its end. What a request is answered is decided by the
+ * same checks and routes either way (`answer`).
+ */
+export class FastLane {
+  private readonly connections = new Set<Connection>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly options: FastLaneOptions) {
+    this.sweeper = setInterval(() => this.sweep(), 1000);
+    this.sweeper.unref();
+  }
+
+  take(socket: Socket): void {
+    const onData = (chunk: Buffer) => {
+      if (connection.pending) connection.pending = Buffer.concat([connection.pending, chunk]);
+      else {
+        connection.pending = chunk;
+        connection.since = Date.now();
+      }
+      this.serve(connection);
+    };
+    const onError = () => socket.destroy();
+    const onClose = () => this.connections.delete(connection);
+    const connection: Connection = {
+      socket,
+      pending: undefined,
+      since: Date.now(),
+      busy: false,
+      release: () => {
+        socket.off("data", onData);
+        socket.off("error", onError);
+        socket.off("close", onClose);
+      },
+    };
+    this.connections.add(connection);
+    socket.on("data", onData);
+    socket.on("error", onError);
+    socket.once("close", onClose);
+  }
+
+  /** Closes every connection the fast lane holds (the server is stopping). */
+  close(): void {
+    clearInterval(this.sweeper);
+    for (const connection of this.connections) connection.socket.destroy();
+    this.connections.clear();
+  }
+
+  get size(): number {
+    return this.connections.size;
+  }
+
+  private serve(connection: Connection): void {
+    const { socket } = connection;
+    while (connection.pending && !connection.busy) {
+      const bytes: Buffer = connection.pending;
+      if (bytes.length === 0) {
+        connection.pending = undefined;
+        break;
+      }
+      const end = bytes.indexOf(HEAD_END);
+      if (end < 0) {
+        if (bytes.length > MAX_HEAD_BYTES) this.handOff(connection);
+        return;
+      }
+      const head = end <= MAX_HEAD_BYTES ? readHead(bytes.toString("latin1", 0, end)) : undefined;
+      if (!head) {
+        this.handOff(connection);
+        return;
+      }
+      const total = end + 4 + head.length;
+      if (bytes.length < total) return;
+      connection.pending = bytes.length > total ? bytes.subarray(total) : undefined;
+      connection.since = Date.now();
+      const { length: _, ...fields } = head;
+      let reply: JsonReply | Promise<JsonReply>;
+      try {
+        reply = this.options.answer({ ...fields, body: bytes.subarray(end + 4, total) });
+      } catch (error) {
+        reply = internal(error);
+      }
+      if (reply instanceof Promise) {
+        connection.busy = true;
+        reply.catch(internal).then((settled) => {
+          connection.busy = false;
+          if (!socket.destroyed) socket.write(answerBytes(settled));
+          this.serve(connection);
+        });
+        return;
+      }
+      socket.write(answerBytes(reply));
+      // A client that sends and does not read: stop reading from it until it has taken what it was sent.
+      if (socket.writableNeedDrain && connection.pending) {
+        connection.busy = true;
+        socket.pause();
+        socket.once("drain", () => {
+          connection.busy = false;
+          socket.resume();
+          this.serve(connection);
+        });
+        return;
+      }
+    }
+  }
+
+  private handOff(connection: Connection): void {
+    const { socket } = connection;
+    connection.release();
+    this.connections.delete(connection);
+    const rest = connection.pending ?? Buffer.alloc(0);
+    connection.pending = undefined;
+    socket.pause();
+    this.options.handOff(socket, rest);
+  }
+
+  /** node:http's timeouts, for the connections still here: 5 s idle between requests, 10 s to send one. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const connection of this.connections) {
+      const limit = connection.pending || connection.busy ? REQUEST_TIMEOUT_MS : KEEP_ALIVE_MS;
+      if (now - connection.since <= limit) continue;
+      this.connections.delete(connection);
+      if (!connection.pending || connection.busy) {
+        connection.socket.destroy();
+        continue;
+      }
+      // As node:http does when a request is not sent in time: 408, then the connection closes.
+      connection.socket.end("HTTP/1.1 408 Request Timeout\r\nconnection: close\r\n\r\n");
+      setTimeout(() => connection.socket.destroy(), 1000).unref();
+    }
+  }
+}
+
+function internal(error: unknown): JsonReply {
+  return {
+    status: 500,
+    json: JSON.stringify({
+      code: "internal",
+      message: error instanceof Error ? error.message : String(error),
+    }),
+  };
+}

@@ -1,0 +1,102 @@
+import { answerRequest, type Outcome, sendControl } from "./actions.js";
+import type { BodySchema, BodyValidators } from "./body-schemas.js";
+import { BodyError, parseJsonBody } from "./guards.js";
+import type { RunHub } from "./hub.js";
+import { RUN_ID_PATTERN } from "./run-files.js";
+
+/** A token route's answer: its status and its JSON text. */
+export interface JsonReply {
+  status: number;
+  json: string;
+}
+
+/** What the token routes read of a request that passed the Host/Origin and token checks. */
+export interface TokenRequest {
+  method: string;
+  path: string;
+  contentType: string | undefined;
+  /** The body, bounded: read only by the routes that take one. */
+  body(): Buffer | Promise<Buffer>;
+}
+
+export interface TokenRouteContext {
+  hub: RunHub;
+  root: string;
+  validators: BodyValidators;
+}
+
+export const jsonReply = (status: number, body: unknown): JsonReply => ({
+  status,
+  json: JSON.stringify(body),
+});
+const outcomeReply = (outcome: Outcome) =>
+  jsonReply(outcome.status, { code: outcome.code, message: outcome.message });
+
+const RUN_ROUTE = /^\/api\/runs\/([^/]+)(?:\/(answer|control))?$/;
+
+/**
+ * Every token route but the event stream, once the request passed the Host/Origin and token checks: one
+ * function for both ways a request reaches it (node:http, and the fast lane of src/serve/fast-lane.ts), so
+ * both answer alike. Synchronous when the body is (the fast lane has read it whole before it calls this).
+ */
+export function tokenRoute(
+  context: TokenRouteContext,
+  request: TokenRequest,
+): JsonReply | Promise<JsonReply> {
+  const { hub, root } = context;
+  const { method, path } = request;
+  if (method === "GET" && path === "/api/runs") return { status: 200, json: hub.listJson() };
+  const match = RUN_ROUTE.exec(path);
+  const runId = match ? decodeURIComponent(match[1] as string) : undefined;
+  if (!match || runId === undefined || !RUN_ID_PATTERN.test(runId))
+    return jsonReply(404, { code: "not-found", message: "no such route" });
+  const verb = match[2];
+  if (method === "GET" && verb === undefined) {
+    const json = hub.viewJson(runId);
+    if (json === undefined) return jsonReply(404, { code: "unknown-run", message: `no run ${runId}` });
+    return { status: 200, json };
+  }
+  if (method === "POST" && verb === "answer")
+    return withBody<{ requestId: string; action: string }>(context, "answer", request, (body) =>
+      answerRequest(hub, root, runId, body, "page"),
+    );
+  if (method === "POST" && verb === "control")
+    return withBody<{ action: string; storyId?: string }>(context, "control", request, (body) =>
+      sendControl(hub, root, runId, body, "page"),
+    );
+  return jsonReply(405, { code: "method-not-allowed", message: `${method} ${path}` });
+}
+
+/** Reads, parses and validates the body against one of schemas/serve/, then acts on it. */
+function withBody<T>(
+  context: TokenRouteContext,
+  schema: BodySchema,
+  request: TokenRequest,
+  act: (body: T) => Outcome,
+): JsonReply | Promise<JsonReply> {
+  const decide = (bytes: Buffer): JsonReply => {
+    let body: unknown;
+    try {
+      body = parseJsonBody(request.contentType, bytes);
+    } catch (error) {
+      return bodyErrorReply(error);
+    }
+    const problem = context.validators[schema](body);
+    if (problem) return jsonReply(422, { code: "invalid-body", message: problem });
+    return outcomeReply(act(body as T));
+  };
+  let bytes: Buffer | Promise<Buffer>;
+  try {
+    bytes = request.body();
+  } catch (error) {
+    return bodyErrorReply(error);
+  }
+  return Buffer.isBuffer(bytes) ? decide(bytes) : bytes.then(decide, bodyErrorReply);
+}
+
+/** A refused body (too big, not JSON) as its answer; anything else is the server's own failure. */
+function bodyErrorReply(error: unknown): JsonReply {
+  if (error instanceof BodyError)
+    return jsonReply(error.status, { code: error.code, message: error.message });
+  throw error;
+}
