@@ -19,6 +19,9 @@ export interface FastLaneOptions {
   answer(request: FastRequest): JsonReply | Promise<JsonReply>;
   /** Gives the connection to node:http, with the bytes not answered yet (from the start of a request). */
   handOff(socket: Socket, rest: Buffer): void;
+  /** node:http's limits by default (tests make them short): the time to send a request, idle between two. */
+  requestTimeoutMs?: number;
+  keepAliveMs?: number;
 }
 
 /** node:http's own limits, kept by the fast lane: a request's head, its headers, the time to send it. */
@@ -135,9 +138,15 @@ interface Connection {
 export class FastLane {
   private readonly connections = new Set<Connection>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly requestTimeoutMs: number;
+  private readonly keepAliveMs: number;
+  /** Requests answered here, not by node:http. */
+  answered = 0;
 
   constructor(private readonly options: FastLaneOptions) {
-    this.sweeper = setInterval(() => this.sweep(), 1000);
+    this.requestTimeoutMs = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+    this.keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
+    this.sweeper = setInterval(() => this.sweep(), Math.min(1000, this.keepAliveMs / 2));
     this.sweeper.unref();
   }
 
@@ -203,6 +212,7 @@ export class FastLane {
       connection.pending = bytes.length > total ? bytes.subarray(total) : undefined;
       connection.since = Date.now();
       const { length: _, ...fields } = head;
+      this.answered += 1;
       let reply: JsonReply | Promise<JsonReply>;
       try {
         reply = this.options.answer({ ...fields, body: bytes.subarray(end + 4, total) });
@@ -247,7 +257,7 @@ export class FastLane {
   private sweep(): void {
     const now = Date.now();
     for (const connection of this.connections) {
-      const limit = connection.pending || connection.busy ? REQUEST_TIMEOUT_MS : KEEP_ALIVE_MS;
+      const limit = connection.pending || connection.busy ? this.requestTimeoutMs : this.keepAliveMs;
       if (now - connection.since <= limit) continue;
       this.connections.delete(connection);
       if (!connection.pending || connection.busy) {

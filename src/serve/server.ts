@@ -45,6 +45,8 @@ export interface ServeHandle {
   url: string;
   port: number;
   hub: RunHub;
+  /** Requests the fast lane answered (src/serve/fast-lane.ts), the rest went through node:http. */
+  fastAnswered(): number;
   close(): Promise<void>;
 }
 
@@ -210,6 +212,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
     url: `http://${shownHost}:${port}/`,
     port,
     hub,
+    fastAnswered: () => lane.answered,
     close: () =>
       new Promise<void>((resolve) => {
         hub.stop();
