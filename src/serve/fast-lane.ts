@@ -34,8 +34,8 @@ const REQUEST_LINE = /^(GET|POST) (\/[A-Za-z0-9_\-/]*) HTTP\/1\.1$/;
 /** The routes the page and a client poll: the run list, a run's view, an answer, a control. */
 const GET_TARGET = /^\/api\/runs(?:\/[A-Za-z0-9_-]+)?$/;
 const POST_TARGET = /^\/api\/runs\/[A-Za-z0-9_-]+\/(?:answer|control)$/;
-/** A header line: a token, a colon, a value of visible ASCII, spaces and tabs only. */
-const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):[ \t]*([\x20-\x7e\t]*?)[ \t]*$/;
+/** A header line: a token, a colon, a value of visible ASCII, spaces and tabs only (trimmed apart: no backtracking). */
+const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):([\x20-\x7e\t]*)$/;
 const DIGITS = /^\d{1,5}$/;
 
 /**
@@ -59,7 +59,7 @@ export function readHead(head: string): (Omit<FastRequest, "body"> & { length: n
     const header = HEADER_LINE.exec(lines[i] as string);
     if (!header) return undefined;
     const name = (header[1] as string).toLowerCase();
-    const value = header[2] as string;
+    const value = (header[2] as string).trim();
     switch (name) {
       case "host":
       case "origin":
