@@ -346,6 +346,7 @@ export async function runServeBench(): Promise<Row[]> {
     const growth: number[] = [];
     const serverCpu: number[] = [];
     const runCpu: number[] = [];
+    const runCpuAlone: number[] = [];
     const startup: number[] = [];
     const answeredInRun: number[] = [];
     const latencyP95: number[] = [];
@@ -361,6 +362,7 @@ export async function runServeBench(): Promise<Row[]> {
       const with50 = await timedRun(project.template, FULL);
       const after = base ?? (await timedRun(project.template, false));
       plain.push(after.wallMs);
+      if (after.runCpuMs !== undefined) runCpuAlone.push(after.runCpuMs);
       lastBaselineMs = after.wallMs;
       process.stderr.write(
         `serve bench pair ${i + 1}/${PAIRS}: ${after.wallMs.toFixed(0)} ms alone, ${with50.wallMs.toFixed(0)} ms served, server CPU ${with50.serverCpuMs} ms, clients' CPU ${with50.clientsCpuMs} ms (${CLIENTS_POLICY}), RSS ${with50.rssBefore.toFixed(0)}→${with50.rssAfter.toFixed(0)} MB, read ${with50.read} B, ${with50.answeredInRun} answered during the run, latency p50/p95/max ${with50.latency.p50Ms}/${with50.latency.p95Ms}/${with50.latency.maxMs} ms\n`,
@@ -398,6 +400,13 @@ export async function runServeBench(): Promise<Row[]> {
         runCpu.length ? median(runCpu) : Number.NaN,
         "ms",
         "baseline: the run's own CPU (gantry and its children)",
+      ),
+      row(
+        "the run's own CPU, served",
+        runCpu,
+        runCpuAlone.length ? median(runCpuAlone) : Number.NaN,
+        "ms",
+        "baseline: the run's own CPU alone; more when served is work the run did again or slower (caches, the kernel), not waiting",
       ),
       row(
         "serve's start-up CPU (before the run starts, not in the figures above)",
