@@ -123,6 +123,8 @@ interface Connection {
   /** When the request in `pending` began arriving, or the last answer was written. */
   since: number;
   busy: boolean;
+  /** The client has sent its last byte (a half-close): the connection ends once its answers are written. */
+  ended: boolean;
   /** Takes the fast lane's listeners off the socket (before node:http gets it). */
   release(): void;
 }
@@ -161,21 +163,29 @@ export class FastLane {
     };
     const onError = () => socket.destroy();
     const onClose = () => this.connections.delete(connection);
+    // As node:http does: a client that half-closes gets the answers to what it sent, then the end.
+    const onEnd = () => {
+      connection.ended = true;
+      if (!connection.busy) socket.end();
+    };
     const connection: Connection = {
       socket,
       pending: undefined,
       since: Date.now(),
       busy: false,
+      ended: false,
       release: () => {
         socket.off("data", onData);
         socket.off("error", onError);
         socket.off("close", onClose);
+        socket.off("end", onEnd);
       },
     };
     this.connections.add(connection);
     socket.on("data", onData);
     socket.on("error", onError);
     socket.once("close", onClose);
+    socket.once("end", onEnd);
   }
 
   /** Closes every connection the fast lane holds (the server is stopping). */
@@ -225,6 +235,7 @@ export class FastLane {
           connection.busy = false;
           if (!socket.destroyed) socket.write(answerBytes(settled));
           this.serve(connection);
+          if (connection.ended && !connection.busy) socket.end();
         });
         return;
       }

@@ -302,6 +302,21 @@ describe("gantry serve: the fast lane answers as node:http does", () => {
     assert.equal(server.fastAnswered() - fastBefore, 2, "the two before the chunked one");
   });
 
+  it("answers a client that half-closes after its request, then ends the connection", async () => {
+    const socket = connect(server.port, "127.0.0.1");
+    let text = "";
+    socket.on("data", (chunk) => {
+      text += chunk;
+    });
+    const closed = new Promise((resolve) => socket.once("close", resolve));
+    const started = Date.now();
+    socket.end(request("GET", "/api/runs", auth()));
+    await closed;
+    assert.ok(Date.now() - started < 2000, "ended at once, not by the 5 s keep-alive limit");
+    assert.match(text, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.equal(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4))[0].runId, RUN_ID);
+  });
+
   it("leaves a body over the bound, or two lengths, to node:http's refusals", async () => {
     const [big] = await raw(
       server.port,
