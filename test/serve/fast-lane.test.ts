@@ -281,6 +281,78 @@ describe("gantry serve: the fast lane answers as node:http does", () => {
     assert.equal(readdirSync(run.runDir).includes("control"), false);
   });
 
+  it("answers as node:http does for 60 requests mixed from hosts, origins, tokens, types, bodies and routes", async () => {
+    let seed = 17;
+    const pick = <T>(items: T[]): T => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return items[seed % items.length] as T;
+    };
+    const hosts = [
+      origin,
+      `localhost:${server.port}`,
+      `LOCALHOST:${server.port}`,
+      "127.0.0.1",
+      "evil.example:80",
+      undefined,
+    ];
+    const origins = [undefined, `http://${origin}`, `https://${origin}`, "http://evil.example", "null", ""];
+    const tokens = [
+      `Bearer ${TOKEN}`,
+      `Bearer  ${TOKEN} `,
+      `Bearer ${TOKEN}x`,
+      `Basic ${TOKEN}`,
+      TOKEN,
+      "",
+      undefined,
+    ];
+    const types = [
+      "application/json",
+      "application/json; charset=utf-8",
+      "APPLICATION/JSON",
+      "text/plain",
+      undefined,
+    ];
+    const bodies = [
+      answer({ action: "launch" }),
+      answer({ action: "approve", extra: 1 }),
+      JSON.stringify({ action: "pause" }),
+      JSON.stringify({ action: "skip", storyId: "US-9" }),
+      "[]",
+      "",
+      "nope",
+    ];
+    const targets: [string, string][] = [
+      ["GET", "/api/runs"],
+      ["GET", `/api/runs/${RUN_ID}`],
+      ["GET", "/api/runs/missing"],
+      ["POST", `/api/runs/${RUN_ID}/answer`],
+      ["POST", `/api/runs/${RUN_ID}/control`],
+      ["POST", "/api/runs/missing/answer"],
+    ];
+    const fastBefore = server.fastAnswered();
+    for (let i = 0; i < 60; i++) {
+      const [method, target] = pick(targets);
+      const headers: Record<string, string> = {};
+      for (const [name, value] of [
+        ["host", pick(hosts)],
+        ["origin", pick(origins)],
+        ["authorization", pick(tokens)],
+        ["content-type", method === "POST" ? pick(types) : undefined],
+      ] as const)
+        if (value !== undefined) headers[name] = value;
+      const bytes = request(method, target, headers, method === "POST" ? pick(bodies) : undefined);
+      const [fast] = await raw(server.port, bytes, 1);
+      const [, slow] = await raw(server.port, PAGE() + bytes, 2);
+      assert.equal(fast?.status, slow?.status, bytes);
+      assert.deepEqual(JSON.parse(fast?.body || "null"), JSON.parse(slow?.body || "null"), bytes);
+    }
+    assert.ok(server.fastAnswered() - fastBefore >= 50, "most of them in the fast lane");
+    assert.deepEqual(
+      readdirSync(join(run.runDir, "interaction")).filter((f) => f.endsWith(".response.json")),
+      [],
+    );
+  });
+
   it("answers pipelined requests in order, and gives the connection to node:http at the first it does not read", async () => {
     const fastBefore = server.fastAnswered();
     const replies = await raw(
