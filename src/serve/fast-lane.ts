@@ -1,6 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import { MAX_BODY_BYTES } from "./guards.js";
+import { httpDate } from "./http-date.js";
 import type { JsonReply } from "./token-routes.js";
 
 /** One token-route request the fast lane read whole: the header values the checks and routes use, and its body. */
@@ -19,6 +20,11 @@ export interface FastLaneOptions {
   answer(request: FastRequest): JsonReply | Promise<JsonReply>;
   /** Gives the connection to node:http, with the bytes not answered yet (from the start of a request). */
   handOff(socket: Socket, rest: Buffer): void;
+  /**
+   * `GET /api/events`: the same checks, then the connection becomes an event stream (undefined), or the
+   * refusal to answer (the wrong host or token, too many clients).
+   */
+  stream(request: FastRequest, socket: Socket): JsonReply | undefined;
   /** node:http's limits by default (tests make them short): the time to send a request, idle between two. */
   requestTimeoutMs?: number;
   keepAliveMs?: number;
@@ -31,8 +37,8 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const KEEP_ALIVE_MS = 5_000;
 
 const REQUEST_LINE = /^(GET|POST) (\/[A-Za-z0-9_\-/]*) HTTP\/1\.1$/;
-/** The routes the page and a client poll: the run list, a run's view, an answer, a control. */
-const GET_TARGET = /^\/api\/runs(?:\/[A-Za-z0-9_-]+)?$/;
+/** The routes the page and a client use: the run list, a run's view, the event stream, an answer, a control. */
+const GET_TARGET = /^\/api\/(?:runs(?:\/[A-Za-z0-9_-]+)?|events)$/;
 const POST_TARGET = /^\/api\/runs\/[A-Za-z0-9_-]+\/(?:answer|control)$/;
 /** A header line: a token, a colon, a value of visible ASCII, spaces and tabs only (trimmed apart: no backtracking). */
 const HEADER_LINE = /^([!#$%&'*+.^_`|~0-9A-Za-z-]+):([\x20-\x7e\t]*)$/;
@@ -99,18 +105,6 @@ const HEAD_END = Buffer.from("\r\n\r\n");
 const COMMON =
   "cache-control: no-store\r\nx-content-type-options: nosniff\r\nx-frame-options: DENY\r\nreferrer-policy: no-referrer\r\ncontent-type: application/json; charset=utf-8\r\n";
 
-/** The Date header's value, made once a second. */
-let dateSecond = 0;
-let dateText = "";
-function httpDate(): string {
-  const now = Date.now();
-  if (now - dateSecond >= 1000) {
-    dateSecond = now - (now % 1000);
-    dateText = new Date(dateSecond).toUTCString();
-  }
-  return dateText;
-}
-
 /** One answer, head and body, in one write. */
 function answerBytes(reply: JsonReply): string {
   return `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}\r\n${COMMON}content-length: ${Buffer.byteLength(reply.json)}\r\ndate: ${httpDate()}\r\nconnection: keep-alive\r\nkeep-alive: timeout=5\r\n\r\n${reply.json}`;
@@ -139,6 +133,8 @@ interface Connection {
  */
 export class FastLane {
   private readonly connections = new Set<Connection>();
+  /** Connections that became event streams: closed with the server, as node:http closes its own. */
+  private readonly streams = new Set<Socket>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly requestTimeoutMs: number;
   private readonly keepAliveMs: number;
@@ -193,6 +189,8 @@ export class FastLane {
     clearInterval(this.sweeper);
     for (const connection of this.connections) connection.socket.destroy();
     this.connections.clear();
+    for (const socket of this.streams) socket.destroy();
+    this.streams.clear();
   }
 
   get size(): number {
@@ -223,9 +221,17 @@ export class FastLane {
       connection.since = Date.now();
       const { length: _, ...fields } = head;
       this.answered += 1;
-      let reply: JsonReply | Promise<JsonReply>;
+      const request = { ...fields, body: bytes.subarray(end + 4, total) };
+      let reply: JsonReply | Promise<JsonReply> | undefined;
       try {
-        reply = this.options.answer({ ...fields, body: bytes.subarray(end + 4, total) });
+        reply =
+          request.path === "/api/events"
+            ? this.options.stream(request, socket)
+            : this.options.answer(request);
+        if (reply === undefined) {
+          this.becomeStream(connection);
+          return;
+        }
       } catch (error) {
         reply = internal(error);
       }
@@ -252,6 +258,23 @@ export class FastLane {
         return;
       }
     }
+  }
+
+  /**
+   * The connection now carries an event stream (written by the hub): it leaves the fast lane. What the
+   * client sends after its request is read and dropped, as node:http queues it behind an answer that never
+   * ends; the stream ends when the client does.
+   */
+  private becomeStream(connection: Connection): void {
+    const { socket } = connection;
+    connection.release();
+    this.connections.delete(connection);
+    connection.pending = undefined;
+    this.streams.add(socket);
+    socket.once("close", () => this.streams.delete(socket));
+    socket.on("data", () => {});
+    socket.on("error", () => socket.destroy());
+    socket.once("end", () => socket.destroy());
   }
 
   private handOff(connection: Connection): void {

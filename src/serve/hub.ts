@@ -1,9 +1,9 @@
 import { statSync } from "node:fs";
-import type { ServerResponse } from "node:http";
 import { listRuns } from "../ledger/runs.js";
 import { queuedStories } from "./queued-stories.js";
 import { runDir } from "./run-files.js";
 import { RunWatcher } from "./run-view.js";
+import { FrameBytes, type StreamClient } from "./stream-client.js";
 import { type ViewParts, viewJson, viewParts, viewPatch } from "./view-patch.js";
 import type { RunView } from "./view-types.js";
 
@@ -24,7 +24,7 @@ export interface RunListItem {
  */
 export class RunHub {
   private readonly watchers = new Map<string, RunWatcher>();
-  private readonly clients = new Set<ServerResponse>();
+  private readonly clients = new Set<StreamClient>();
   private timer: NodeJS.Timeout | undefined;
   private readonly cache = new Map<string, { parts: ViewParts; json: string }>();
   /** The run list as JSON, made again only after a poll that changed something. */
@@ -113,20 +113,17 @@ export class RunHub {
   }
 
   /** Opens an event stream; false when the bound on clients is reached. */
-  subscribe(response: ServerResponse): boolean {
+  subscribe(client: StreamClient): boolean {
     if (this.clients.size >= this.options.maxClients) return false;
-    response.writeHead(200, {
-      "content-type": "text/event-stream; charset=utf-8",
-      "cache-control": "no-store",
-      connection: "keep-alive",
-    });
-    this.clients.add(response);
-    response.on("close", () => this.clients.delete(response));
-    this.write(response, frame("runs", this.listJson()));
+    client.open();
+    this.clients.add(client);
+    client.onClose(() => this.clients.delete(client));
+    let frames = frame("runs", this.listJson());
     const current = this.currentRunId();
     // What the other clients hold, so the next patch applies; the run's newer events follow in it.
     const json = current ? (this.streamed.get(current) ?? this.current(current))?.json : undefined;
-    if (json) this.write(response, frame("run", json));
+    if (json) frames += frame("run", json);
+    this.write(client, new FrameBytes(Buffer.from(frames, "utf8")));
     return true;
   }
 
@@ -174,20 +171,20 @@ export class RunHub {
     if (frames) this.broadcast(frames);
   }
 
-  /** One frame, encoded once, to every client. */
+  /** One frame, encoded once (and chunk-framed once), to every client. */
   private broadcast(text: string): void {
-    const bytes = Buffer.from(text, "utf8");
-    for (const client of this.clients) this.write(client, bytes);
+    const frames = new FrameBytes(Buffer.from(text, "utf8"));
+    for (const client of this.clients) this.write(client, frames);
   }
 
-  private write(client: ServerResponse, frame: string | Buffer): void {
-    // A client whose socket buffer is already over 1 MiB is not reading: drop it.
-    if (client.writableLength > 1024 * 1024) {
+  private write(client: StreamClient, frames: FrameBytes): void {
+    // A client with over 1 MiB already waiting for it is not reading: drop it.
+    if (client.waiting > 1024 * 1024) {
       client.destroy();
       this.clients.delete(client);
       return;
     }
-    client.write(frame);
+    client.send(frames);
   }
 }
 

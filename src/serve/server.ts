@@ -16,6 +16,7 @@ import {
 } from "./guards.js";
 import { RunHub } from "./hub.js";
 import { PAGE_CSP, PAGE_HTML } from "./page.js";
+import { responseStream, socketStream } from "./stream-client.js";
 import { type JsonReply, jsonReply, tokenRoute } from "./token-routes.js";
 
 export interface ServeOptions {
@@ -86,6 +87,10 @@ const hostRefusal = (refused: string) =>
     code: refused,
     message: "not this server's own host or origin",
   });
+const TOO_MANY_CLIENTS = jsonReply(503, {
+  code: "too-many-clients",
+  message: "the event stream's client limit is reached",
+});
 const NO_TOKEN = jsonReply(401, { code: "no-token", message: "missing or wrong bearer token" });
 
 export const sendOutcome = (res: ServerResponse, outcome: Outcome) =>
@@ -152,6 +157,12 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
       if (!bearerMatches(request.authorization, token)) return NO_TOKEN;
       return tokenRoute(routes, { ...request, body: () => request.body });
     },
+    stream: (request: FastRequest, socket: Socket) => {
+      const refused = checkHostOrigin(request.host, request.origin, hosts);
+      if (refused) return hostRefusal(refused);
+      if (!bearerMatches(request.authorization, token)) return NO_TOKEN;
+      return hub.subscribe(socketStream(socket)) ? undefined : TOO_MANY_CLIENTS;
+    },
     handOff: (socket, rest) => {
       if (rest.length > 0) socket.unshift(rest);
       nodeConnection.call(server, socket);
@@ -186,11 +197,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
     if (!hasToken(req, token)) return sendReply(res, NO_TOKEN);
     const method = req.method ?? "GET";
     if (method === "GET" && path === "/api/events") {
-      if (!hub.subscribe(res))
-        sendJson(res, 503, {
-          code: "too-many-clients",
-          message: "the event stream's client limit is reached",
-        });
+      if (!hub.subscribe(responseStream(res))) sendReply(res, TOO_MANY_CLIENTS);
       return;
     }
     const contentType = req.headers["content-type"];

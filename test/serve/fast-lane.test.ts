@@ -98,6 +98,10 @@ describe("gantry serve: the fast lane reads only plainly formed token-route requ
       readHead(head(["GET /api/runs HTTP/1.1", host, "Connection: keep-alive"]))?.path,
       "/api/runs",
     );
+    assert.equal(
+      readHead(head(["GET /api/events HTTP/1.1", host, "accept: text/event-stream"]))?.path,
+      "/api/events",
+    );
   });
 
   it("reads a head of spaces in linear time (no backtracking on the bound 16 KiB)", () => {
@@ -112,7 +116,7 @@ describe("gantry serve: the fast lane reads only plainly formed token-route requ
   it("leaves everything else to node:http", () => {
     const refused: [string, string[]][] = [
       ["the page", ["GET / HTTP/1.1", host]],
-      ["the event stream", ["GET /api/events HTTP/1.1", host]],
+      ["the event stream's other method", ["POST /api/events HTTP/1.1", host, "content-length: 0"]],
       ["a device route", ["GET /v1/device/runs HTTP/1.1", host]],
       ["a query", ["GET /api/runs?x=1 HTTP/1.1", host]],
       ["an encoded target", ["GET /api/runs/%41 HTTP/1.1", host]],
@@ -353,6 +357,56 @@ describe("gantry serve: the fast lane answers as node:http does", () => {
     );
   });
 
+  it("streams the same frames either way, chunked, and refuses a stream without the token", async () => {
+    /** The stream's head and its first frames (the run list and the run), de-chunked. */
+    const firstFrames = (bytes: string) =>
+      new Promise<{ head: string; frames: string }>((resolve, reject) => {
+        const socket = connect(server.port, "127.0.0.1");
+        let text = "";
+        const timer = setTimeout(() => reject(new Error(`no frames: ${JSON.stringify(text)}`)), 5000);
+        socket.on("data", (chunk: Buffer) => {
+          // One character a byte: chunk sizes count bytes.
+          text += chunk.toString("latin1");
+          const at = text.lastIndexOf("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream");
+          const end = text.indexOf("\r\n\r\n", at);
+          if (at < 0 || end < 0) return;
+          let frames = "";
+          let rest = text.slice(end + 4);
+          for (;;) {
+            const eol = rest.indexOf("\r\n");
+            if (eol < 0) break;
+            const size = Number.parseInt(rest.slice(0, eol), 16);
+            if (!(size >= 0)) return reject(new Error(`not a chunk: ${JSON.stringify(rest.slice(0, 80))}`));
+            if (rest.length < eol + 2 + size + 2) break;
+            frames += rest.slice(eol + 2, eol + 2 + size);
+            rest = rest.slice(eol + 2 + size + 2);
+          }
+          if (!/event: run\n/.test(frames)) return;
+          clearTimeout(timer);
+          socket.destroy();
+          resolve({ head: text.slice(at, end), frames });
+        });
+        socket.write(bytes);
+      });
+    const events = request("GET", "/api/events", { ...auth(), accept: "text/event-stream" });
+    const fastBefore = server.fastAnswered();
+    const fast = await firstFrames(events);
+    assert.equal(server.fastAnswered() - fastBefore, 1);
+    const slow = await firstFrames(PAGE() + events);
+    assert.equal(fast.frames, slow.frames);
+    const headers = (head: string) =>
+      head
+        .split("\r\n")
+        .slice(1)
+        .map((line) => line.toLowerCase())
+        .filter((line) => !line.startsWith("date:"))
+        .sort();
+    assert.deepEqual(headers(fast.head), headers(slow.head));
+    assert.match(fast.frames, /^event: runs\ndata: \[.*\n\nevent: run\ndata: \{"/s);
+    const [refused] = await raw(server.port, request("GET", "/api/events", { host: origin }), 1);
+    assert.equal(refused?.status, 401);
+  });
+
   it("answers pipelined requests in order, and gives the connection to node:http at the first it does not read", async () => {
     const fastBefore = server.fastAnswered();
     const replies = await raw(
@@ -422,6 +476,7 @@ describe("gantry serve: the fast lane's timeouts", () => {
   it("closes a connection that sends half a request (408), and one idle between requests", async () => {
     const lane = new FastLane({
       answer: () => ({ status: 200, json: "{}" }),
+      stream: () => ({ status: 503, json: "{}" }),
       handOff: (socket) => socket.destroy(),
       requestTimeoutMs: 200,
       keepAliveMs: 300,
