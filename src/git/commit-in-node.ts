@@ -1,37 +1,32 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stampNow, writeCommit } from "./commit-object.js";
 import { buildCommittedTree } from "./committed-tree.js";
 import type { CommitterIdentity } from "./committer.js";
 import { GitObjects } from "./git-objects.js";
+import type { CommitIndex } from "./index-merge.js";
 import { GANTRY_DIR, type TreeScope } from "./judge.js";
-import { type RawEntry, readPlainIndex } from "./user-index.js";
-
-/** Past this size of the private index, git resets the user's index (`read-tree`) as before. */
-const MAX_NODE_INDEX_BYTES = 1024 * 1024;
+import { type RawEntry, scanPlainIndex } from "./plain-index.js";
 
 /**
- * The commit's entries, sorted as an index has them: the private index's (it holds exactly the judged
- * tree) and the committed .gantry/ tree's, read in node; undefined when either cannot be read.
+ * The commit's entries, each list sorted as an index has them: the private index's (it holds exactly the
+ * judged tree) and the committed .gantry/ tree's, read in node; undefined when either cannot be read.
  */
-export function commitEntries(scope: TreeScope, gantryTree: string): RawEntry[] | undefined {
+export function commitEntries(scope: TreeScope, gantryTree: string): CommitIndex | undefined {
   const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
-  const indexPath = join(scope.git.dir, "index");
   try {
-    if (!objects || statSync(indexPath).size > MAX_NODE_INDEX_BYTES) return undefined;
-    const judged = readPlainIndex(readFileSync(indexPath));
-    const gantry = new GitObjects(objects).listTree(gantryTree, `${scope.prefix}${GANTRY_DIR}/`);
-    if (!judged || !gantry) return undefined;
+    const judged = objects ? scanPlainIndex(readFileSync(join(scope.git.dir, "index"))) : undefined;
+    const listed =
+      judged && new GitObjects(objects as string).listTree(gantryTree, `${scope.prefix}${GANTRY_DIR}/`);
+    if (!judged || !listed) return undefined;
     const empty = Buffer.alloc(40);
-    const entries: RawEntry[] = judged.entries.map((entry) => ({ ...entry, stat: empty }));
-    for (const entry of gantry)
-      entries.push({
-        path: Buffer.from(entry.path),
-        mode: Number.parseInt(entry.mode, 8),
-        id: entry.id,
-        stat: empty,
-      });
-    return entries.sort((a, b) => Buffer.compare(a.path, b.path));
+    const gantry: RawEntry[] = listed.map((entry) => ({
+      path: Buffer.from(entry.path),
+      mode: Number.parseInt(entry.mode, 8),
+      id: entry.id,
+      stat: empty,
+    }));
+    return { judged, gantry: gantry.sort((a, b) => Buffer.compare(a.path, b.path)) };
   } catch {
     return undefined;
   }

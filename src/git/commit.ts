@@ -5,7 +5,7 @@ import { commitEntries, commitInNode, treeInNode } from "./commit-in-node.js";
 import type { CommitterIdentity } from "./committer.js";
 import { FIRST_STEP_EXIT, runGitScript } from "./exec.js";
 import { GANTRY_DIR, type TreeScope, UNBORN, writePrivateHead } from "./judge.js";
-import { resetUserIndex } from "./user-index.js";
+import { resetUserIndex, type UserIndexReset } from "./user-index.js";
 
 /** The commit gantry made is not what HEAD holds afterwards: a hook or another process moved it. */
 export class CommitMismatch extends Error {
@@ -86,12 +86,13 @@ const SCRIPT = [
  * during the run is committed) and the features' prd.json, without staging the working tree again:
  * commit-tree on that tree, then the branch moved only if it still points where the judge saw it
  * (compare-and-swap), with no hook run. The user's index is then reset to the new commit. Returns the
- * commit id and its tree (.gantry/ included); throws CommitMismatch when HEAD is not it afterwards.
+ * commit id and its tree (.gantry/ included), and the user's index when node wrote it; throws
+ * CommitMismatch when HEAD is not it afterwards.
  */
 export async function commitJudged(
   scope: TreeScope,
   plan: CommitPlan,
-): Promise<{ commit: string; tree: string }> {
+): Promise<{ commit: string; tree: string; userIndex?: UserIndexReset }> {
   const gantry = `${scope.prefix}${GANTRY_DIR}`;
   const holds = plan.indexHoldsTree === true;
   scope.index.head = undefined;
@@ -121,7 +122,9 @@ export async function commitJudged(
     STEPS,
   );
   const [commit = "", tree = ""] = out.trim().split(/\s+/);
-  if (entries && plan.userIndex && !resetUserIndex(plan.userIndex, scope.top, entries))
+  const userIndex =
+    entries && plan.userIndex ? resetUserIndex(plan.userIndex, scope.top, entries) : undefined;
+  if (entries && !userIndex)
     await runGitScript(
       scope.cwd,
       `${REAL}\nreal read-tree -m -i "$1" || exit ${FIRST_STEP_EXIT}`,
@@ -139,7 +142,7 @@ export async function commitJudged(
     throw new CommitMismatch(
       `HEAD is ${head.slice(0, 12)} after gantry committed ${commit.slice(0, 12)}: a hook or another process moved the branch`,
     );
-  return { commit, tree };
+  return { commit, tree, ...(userIndex ? { userIndex } : {}) };
 }
 
 /** A copy with the original's modification time: git's racy-entry rule compares entries with it. */

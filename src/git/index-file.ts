@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { type BigIntStats, closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 
 /** One entry of a git index file: what `git ls-files -v` shows of it. */
 export interface IndexEntry {
@@ -60,12 +60,17 @@ function readWhole(path: string): { bytes: Buffer; key: string; mtimeNs: bigint 
     // The key from the descriptor the bytes come from: a file replaced in between is not mistaken for it.
     const stat = fstatSync(fd, { bigint: true });
     const bytes = readFileSync(fd);
-    return { bytes, key: `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`, mtimeNs: stat.mtimeNs };
+    return { bytes, key: versionKey(stat), mtimeNs: stat.mtimeNs };
   } catch {
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** Which version of a file this is (the same key as tamper-snapshot's fileKey): git replaces the index on every write. */
+export function versionKey(stat: BigIntStats): string {
+  return `${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
 
 export function parseIndex(bytes: Buffer, hashBytes = 20, withStat = false): IndexEntry[] | undefined {

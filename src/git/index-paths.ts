@@ -1,8 +1,10 @@
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
-import { scanIndex } from "./index-file.js";
+import { scanIndex, versionKey } from "./index-file.js";
 
 /** What the last read left: the file's bytes, where each name is in them, and the paths decoded. */
 interface LastRead {
+  /** Which version of the file (versionKey): while the file is that one, its paths are these. */
+  key: string;
   bytes: Buffer;
   hashBytes: number;
   /** [from, to) of each entry's name in `bytes`, in the file's order. */
@@ -25,17 +27,40 @@ export class IndexPaths {
 
   /** The paths now; the set is this reader's own and changes with its next read (copy it to keep it). */
   read(path: string, hashBytes = 20): ReadonlySet<string> | undefined {
-    const bytes = readBytes(path);
-    if (!bytes) return undefined;
+    const before = this.last?.hashBytes === hashBytes ? this.last : undefined;
+    const file = readBytes(path, before?.key);
+    if (!file) return undefined;
+    if (!file.bytes) return before?.paths;
+    const { key, bytes } = file;
     const now = namesOf(bytes, hashBytes);
     if (!now) {
       this.last = undefined;
       return bytes.length > 0 ? decodeAll(bytes, hashBytes) : undefined;
     }
-    const before = this.last?.hashBytes === hashBytes ? this.last : undefined;
     const paths = before ? changedSince(before, bytes, now) : decodeNames(bytes, now);
-    this.last = { bytes, hashBytes, names: now.names, count: now.count, paths };
+    this.last = { key, bytes, hashBytes, names: now.names, count: now.count, paths };
     return paths;
+  }
+
+  /**
+   * The index file gantry just wrote (user-index.ts) over the one `oldKey` names: when that is the file this
+   * read last, its paths are the last ones less those removed plus those added, and the next read of the
+   * new file (`key`) reads nothing. The key is taken from the descriptor written, after the rename.
+   */
+  written(file: {
+    oldKey: string;
+    key: string;
+    bytes: Buffer;
+    names: Uint32Array;
+    count: number;
+    added: readonly string[];
+    removed: readonly string[];
+  }): void {
+    const last = this.last;
+    if (!last || last.key !== file.oldKey || last.hashBytes !== 20) return;
+    for (const path of file.removed) last.paths.delete(path);
+    for (const path of file.added) last.paths.add(path);
+    this.last = { ...last, key: file.key, bytes: file.bytes, names: file.names, count: file.count };
   }
 }
 
@@ -53,12 +78,15 @@ export function trackedBelow(
   return files;
 }
 
-function readBytes(path: string): Buffer | undefined {
+/** The file's version and its bytes, from one descriptor; no bytes when it is still the version `known`. */
+function readBytes(path: string, known?: string): { key: string; bytes?: Buffer } | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(path, "r");
-    if (!fstatSync(fd).isFile()) return undefined;
-    return readFileSync(fd);
+    const stat = fstatSync(fd, { bigint: true });
+    if (!stat.isFile()) return undefined;
+    const key = versionKey(stat);
+    return key === known ? { key } : { key, bytes: readFileSync(fd) };
   } catch {
     return undefined;
   } finally {

@@ -187,7 +187,9 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
           ...(options?.ready ? { ready: options.ready } : {}),
         });
         const { commit } = made;
-        committed = made;
+        committed = { commit, tree: made.tree };
+        // Written in node: readiness's tracked files follow from the paths it added and removed.
+        if (made.userIndex) indexPaths.written(made.userIndex);
         rememberTreeOfCommit(made.commit, made.tree);
         // The user's index just reset to the commit: the next session's tamper snapshot starts from its
         // flags, read here in node (git is asked again when the file is one this cannot read whole).

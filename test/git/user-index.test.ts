@@ -1,13 +1,47 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { objectId } from "../../src/git/git-objects.js";
 import { readIndexFile } from "../../src/git/index-file.js";
+import { mergeUserIndex } from "../../src/git/index-merge.js";
+import { type PlainIndex, type RawEntry, readPlainIndex, scanPlainIndex } from "../../src/git/plain-index.js";
 import { openRepo } from "../../src/git/repo.js";
-import { carryStatData, type RawEntry, readPlainIndex, resetUserIndex } from "../../src/git/user-index.js";
+import { resetUserIndex, stillClean } from "../../src/git/user-index.js";
+
+/** An index file of `entries` (sorted), read back as scanPlainIndex reads it. */
+function plainOf(entries: readonly RawEntry[]): PlainIndex {
+  const parts = entries.map((entry) => {
+    const out = Buffer.alloc((62 + entry.path.length + 8) & ~7);
+    entry.stat.copy(out, 0);
+    out.writeUInt32BE(entry.mode, 24);
+    entry.id.copy(out, 40);
+    out.writeUInt16BE(entry.path.length, 60);
+    entry.path.copy(out, 62);
+    return out;
+  });
+  const header = Buffer.alloc(12);
+  header.write("DIRC", 0, "latin1");
+  header.writeUInt32BE(2, 4);
+  header.writeUInt32BE(entries.length, 8);
+  const body = Buffer.concat([header, ...parts]);
+  const plain = scanPlainIndex(Buffer.concat([body, createHash("sha1").update(body).digest()]));
+  assert.ok(plain);
+  return plain;
+}
 
 function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, encoding: "utf8", stdio: "pipe" }).trim();
@@ -60,6 +94,39 @@ describe("the user's index reset to gantry's commit in node", () => {
     assert.equal(git(top, "status", "--porcelain"), "");
   });
 
+  it("is what git's read-tree -m -i writes, entry by entry with its stat data, at any size", async () => {
+    const top = project();
+    for (let i = 0; i < 150; i++) {
+      mkdirSync(join(top, `lib/d${i % 7}`), { recursive: true });
+      writeFileSync(join(top, `lib/d${i % 7}/f${i}.ts`), `${i}\n`);
+    }
+    writeFileSync(join(top, "run.sh"), "#!/bin/sh\n", { mode: 0o755 });
+    git(top, "add", "-A");
+    git(top, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "more");
+    // Every file a minute old, so no entry is racy for either writer; the index's stat data refreshed.
+    const old = new Date(Date.now() - 60_000);
+    for (const path of git(top, "ls-files").split("\n")) utimesSync(join(top, path), old, old);
+    git(top, "update-index", "--refresh");
+    writeFileSync(join(top, "lib/d1/f1.ts"), "changed\n");
+    rmSync(join(top, "lib/d2/f2.ts"));
+    const before = join(top, ".git/index-before");
+    copyFileSync(join(top, ".git/index"), before);
+    await commitStory(top, "one");
+    assert.equal(readFileSync(join(top, ".git/index")).includes("TREE"), false, "written in node");
+    const debug = (index: string) =>
+      execFileSync("git", ["ls-files", "-s", "--debug"], {
+        cwd: top,
+        encoding: "utf8",
+        env: { ...process.env, GIT_INDEX_FILE: index },
+      });
+    execFileSync("git", ["read-tree", "-m", "-i", "HEAD"], {
+      cwd: top,
+      env: { ...process.env, GIT_INDEX_FILE: before },
+    });
+    assert.equal(debug(join(top, ".git/index")), debug(before));
+    assert.match(debug(before), /lib\/d0\/f0\.ts\n {2}ctime: [1-9]/, "stat data carried");
+  });
+
   it("an index with a skip-worktree entry is left to git, which keeps the flag", async () => {
     const top = project();
     git(top, "update-index", "--skip-worktree", "src/x.ts");
@@ -82,7 +149,7 @@ describe("the user's index reset to gantry's commit in node", () => {
     assert.equal(readPlainIndex(readFileSync(path)), undefined, "version 4");
     const before = readFileSync(path);
     writeFileSync(`${path}.lock`, "");
-    assert.throws(() => resetUserIndex(path, top, plain.entries), /EEXIST/);
+    assert.throws(() => resetUserIndex(path, top, { judged: plainOf(plain.entries), gantry: [] }), /EEXIST/);
     assert.ok(existsSync(`${path}.lock`), "another's lock is left alone");
     assert.deepEqual(readFileSync(path), before);
   });
@@ -103,20 +170,35 @@ describe("the user's index reset to gantry's commit in node", () => {
     const [a, b, c] = [entry("a", "1\n"), entry("b", "2\n"), entry("c", "3\n")];
     const mtime = (e: RawEntry) => e.stat.readUInt32BE(8);
     // The old index written a second after the files: none racy; b's object changed.
+    const carried = (commit: RawEntry[], old: RawEntry[], oldMtime: number, gantry: RawEntry[] = []) => {
+      const merged = mergeUserIndex({ judged: plainOf(commit), gantry }, plainOf(old), oldMtime, (e) =>
+        stillClean(top, e),
+      );
+      return merged && { ...merged, mtimes: readPlainIndex(merged.bytes)?.entries.map(mtime) };
+    };
+    // The old index written a second after the files: none racy; b's object changed.
     const later = mtime(a) + 1;
     const changedB = { ...fresh(b), id: blobId("other\n") };
-    assert.deepEqual(carryStatData(top, [fresh(a), changedB, fresh(c)], [a, b, c], later)?.map(mtime), [
+    assert.deepEqual(carried([fresh(a), changedB, fresh(c)], [a, b, c], later)?.mtimes, [
       mtime(a),
       0,
       mtime(c),
     ]);
     // Written in the same second: racy, kept while each file still has its blob's bytes.
-    assert.deepEqual(carryStatData(top, [fresh(a), fresh(c)], [a, c], mtime(a))?.map(mtime), [
-      mtime(a),
-      mtime(c),
-    ]);
+    assert.deepEqual(carried([fresh(a), fresh(c)], [a, c], mtime(a))?.mtimes, [mtime(a), mtime(c)]);
     // A racy entry whose file now holds other bytes of the same size: git writes that index.
     const d = entry("d", "4\n", "5\n");
-    assert.equal(carryStatData(top, [fresh(a), fresh(d)], [a, d], mtime(d)), undefined);
+    assert.equal(carried([fresh(a), fresh(d)], [a, d], mtime(d)), undefined);
+    // .gantry/'s entries go in at their place; the paths added and removed are said.
+    const g = { ...fresh(entry(".g", "6\n")), path: Buffer.from(".gantry/x") };
+    const merged = carried([fresh(a), fresh(c)], [a, b], later, [g]);
+    assert.deepEqual(
+      readPlainIndex(merged?.bytes ?? Buffer.alloc(0))?.entries.map((e) => e.path.toString()),
+      [".gantry/x", "a", "c"],
+    );
+    assert.deepEqual([merged?.added, merged?.removed], [[".gantry/x", "c"], ["b"]]);
+    // A path in both lists, or the commit's entries out of order: git writes that index.
+    assert.equal(carried([fresh(a)], [a], later, [fresh(a)]), undefined);
+    assert.equal(carried([fresh(c), fresh(a)], [a], later), undefined);
   });
 });
