@@ -48,8 +48,11 @@ export interface GitRepo {
   newIgnoredSources(before: Set<string>): Promise<string[]>;
   /** Removes the private git directory the judge works in. */
   close(): void;
-  /** Files the user's index tracks under the project root, relative to it (what `git ls-files` lists). */
-  trackedFiles(): Promise<Set<string>>;
+  /**
+   * Files the user's index tracks under the project root, relative to it (what `git ls-files` lists). The
+   * set may be the reader's own, changed by the next commit or read: copy it to keep it past those.
+   */
+  trackedFiles(): Promise<ReadonlySet<string>>;
   /** HEAD and its tree (zeros when unborn): for a verdict about a story's text rather than a working tree. */
   headAndTree(): Promise<{ sha: string; tree: string }>;
   headSubject(): Promise<string>;

@@ -64,15 +64,19 @@ export class IndexPaths {
   }
 }
 
-/** The tracked files below `prefix`, as paths from there (a set of the caller's own); undefined: ask git. */
+/**
+ * The tracked files below `prefix`, as paths from there; undefined: ask git. At the top level that is the
+ * reader's own set (at 50,000 paths a copy a story cost more than reading the index), which its next read
+ * or `written` changes.
+ */
 export function trackedBelow(
   reader: IndexPaths,
   index: string,
   prefix: string,
   hashBytes: number,
-): Set<string> | undefined {
+): ReadonlySet<string> | undefined {
   const paths = reader.read(index, hashBytes);
-  if (!paths || prefix === "") return paths && new Set(paths);
+  if (!paths || prefix === "") return paths;
   const files = new Set<string>();
   for (const path of paths) if (path.startsWith(prefix)) files.add(path.slice(prefix.length));
   return files;

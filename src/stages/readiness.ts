@@ -28,7 +28,7 @@ export async function readinessGate(
   const record: ReadinessRecord = structuredClone((story as { readiness?: ReadinessRecord }).readiness ?? {});
   const save = () => run.stories.update(story.id, { readiness: record });
   const accepted = [...new Set([...(record.accepted ?? []), ...(options.accepted ?? [])])];
-  let tracked: Set<string> | undefined;
+  let tracked: ReadonlySet<string> | undefined;
   const tree = async () => {
     tracked ??= await run.git.trackedFiles();
     return tracked;

@@ -1,10 +1,11 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { IndexPaths } from "../../src/git/index-paths.js";
+import { openRepo } from "../../src/git/repo.js";
 
 const temps: string[] = [];
 after(() => {
@@ -97,6 +98,32 @@ describe("IndexPaths", () => {
     git(root, "commit", "-qam", "main");
     assert.throws(() => git(root, "merge", "-q", "other"));
     assert.deepEqual(read(reader, root), gitPaths(root));
+  });
+
+  it("follows gantry's commit from the paths its user's index added and removed, and git's writes after it", async () => {
+    const root = repo(NAMES);
+    writeFileSync(join(root, ".gitignore"), ".gantry/runs/\n");
+    mkdirSync(join(root, ".gantry/features/f"), { recursive: true });
+    writeFileSync(join(root, ".gantry/features/f/prd.json"), "{}\n");
+    git(root, "add", "-A");
+    git(root, "commit", "-q", "-m", "gantry");
+    const repo_ = await openRepo(root);
+    const tracked = async () => [...((await repo_.trackedFiles()) ?? [])].sort();
+    assert.deepEqual(await tracked(), gitPaths(root));
+    write(root, ["b/new.ts", "zz/last.txt"]);
+    rmSync(join(root, "bb.txt"));
+    writeFileSync(join(root, ".gantry/features/f/prd.json"), '{"done":1}\n');
+    await repo_.commitJudged(await repo_.judge(), "gantry(US-1): one");
+    assert.equal(readFileSync(join(root, ".git/index")).includes("TREE"), false, "the index written in node");
+    assert.deepEqual(await tracked(), gitPaths(root));
+    assert.ok(gitPaths(root).includes("b/new.ts") && !gitPaths(root).includes("bb.txt"));
+    // git writes the index after gantry: read again, not taken from the commit.
+    git(root, "rm", "-q", "--cached", "a.js");
+    assert.deepEqual(await tracked(), gitPaths(root));
+    rmSync(join(root, "zz"), { recursive: true });
+    await repo_.commitJudged(await repo_.judge(), "gantry(US-2): two");
+    assert.deepEqual(await tracked(), gitPaths(root));
+    repo_.close();
   });
 
   it("gives up where the file alone does not hold the entries (split index), and on a missing file", () => {
