@@ -19,6 +19,8 @@ export interface CommitPlan {
   indexHoldsTree?: boolean;
   /** The user's index file (`<git dir>/index`): reset to the commit in node when it can be. */
   userIndex?: string;
+  /** The user's index as gantry last wrote it: not read again while the file is that one. */
+  userIndexWritten?: UserIndexReset;
   /** HEAD as it is now (read from the repository's files where it can be): checked against the commit made. */
   head: () => Promise<string>;
   /** Who commits (committer.ts): the private git has no config of its own. */
@@ -123,7 +125,9 @@ export async function commitJudged(
   );
   const [commit = "", tree = ""] = out.trim().split(/\s+/);
   const userIndex =
-    entries && plan.userIndex ? resetUserIndex(plan.userIndex, scope.top, entries) : undefined;
+    entries && plan.userIndex
+      ? resetUserIndex(plan.userIndex, scope.top, entries, plan.userIndexWritten)
+      : undefined;
   if (entries && !userIndex)
     await runGitScript(
       scope.cwd,

@@ -49,7 +49,7 @@ export class IndexPaths {
    */
   written(file: {
     oldKey: string;
-    key: string;
+    key?: string;
     bytes: Buffer;
     names: Uint32Array;
     count: number;
@@ -57,7 +57,7 @@ export class IndexPaths {
     removed: readonly string[];
   }): void {
     const last = this.last;
-    if (!last || last.key !== file.oldKey || last.hashBytes !== 20) return;
+    if (!last || file.key === undefined || last.key !== file.oldKey || last.hashBytes !== 20) return;
     for (const path of file.removed) last.paths.delete(path);
     for (const path of file.added) last.paths.add(path);
     this.last = { ...last, key: file.key, bytes: file.bytes, names: file.names, count: file.count };

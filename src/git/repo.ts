@@ -21,6 +21,7 @@ import { loadStatCache, saveStatCache } from "./stat-cache.js";
 import { smallIndex } from "./stat-check.js";
 import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 import { headAndTree, trackedFiles } from "./tracked-files.js";
+import type { UserIndexReset } from "./user-index.js";
 
 export { UNBORN };
 
@@ -153,6 +154,8 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
   // The user's index flags as last read, by index file version: a snapshot reads them only for a new one.
   let knownFlags: Pick<GitSnapshot, "indexKey" | "indexFlags"> | undefined;
   const indexPaths = new IndexPaths();
+  /** The user's index as gantry's last commit wrote it in node: the next one does not read it again. */
+  let lastUserIndex: UserIndexReset | undefined;
 
   /** What the last judge's own diff-tree says a story changed, when it compared `base` with `tree`. */
   const judgedChanges = (base: string, tree: string): JudgedChange[] | undefined => {
@@ -177,6 +180,8 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
         const indexHoldsTree = wasLast !== undefined && s.index.head === judged.sha;
         const identity = await committerIdentity(projectRoot, dirs);
         const userIndex = join(gitDir, "index");
+        const userIndexWritten = lastUserIndex;
+        lastUserIndex = undefined;
         const made = await commitJudged(s, {
           judged,
           subject,
@@ -184,16 +189,21 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
           head,
           identity,
           userIndex,
+          userIndexWritten,
           ...(options?.ready ? { ready: options.ready } : {}),
         });
         const { commit } = made;
         committed = { commit, tree: made.tree };
-        // Written in node: readiness's tracked files follow from the paths it added and removed.
-        if (made.userIndex) indexPaths.written(made.userIndex);
         rememberTreeOfCommit(made.commit, made.tree);
+        lastUserIndex = made.userIndex;
         // The user's index just reset to the commit: the next session's tamper snapshot starts from its
-        // flags, read here in node (git is asked again when the file is one this cannot read whole).
-        const flags = readIndexFlags(join(gitDir, "index"), hashBytes);
+        // flags. Written in node, it has none (only plain entries are merged: index-merge.ts), and readiness's
+        // tracked files follow from the paths it added and removed; else read here in node (git is asked
+        // again when the file is one this cannot read whole).
+        const flags = made.userIndex?.key
+          ? { key: made.userIndex.key, indexFlags: new Set<string>() }
+          : readIndexFlags(join(gitDir, "index"), hashBytes);
+        if (made.userIndex) indexPaths.written(made.userIndex);
         if (flags) knownFlags = { indexKey: flags.key, indexFlags: flags.indexFlags };
         // The working tree is what was judged, now on top of the new commit: no need to judge it again.
         if (wasLast && indexHoldsTree) cache.last = { ...wasLast, sha: commit };

@@ -15,13 +15,25 @@ import { join } from "node:path";
 import { objectId } from "./git-objects.js";
 import { versionKey } from "./index-file.js";
 import { type CommitIndex, type MergedIndex, mergeUserIndex } from "./index-merge.js";
-import { type RawEntry, scanPlainIndex } from "./plain-index.js";
+import { NAME, type PlainIndex, type RawEntry, scanPlainIndex } from "./plain-index.js";
 
 /** The user's index as written in node, with which versions of the file were replaced and written. */
 export interface UserIndexReset extends MergedIndex {
   /** versionKey of the index file the merge read (under the lock) and of the one it wrote. */
   oldKey: string;
-  key: string;
+  /** Undefined when the file written may hold another process's bytes too: it is read again then. */
+  key?: string;
+}
+
+/** The index a merge wrote, as scanPlainIndex reads it. */
+function plainOf(written: MergedIndex): PlainIndex {
+  const at = new Uint32Array(written.count);
+  const nameEnd = new Uint32Array(written.count);
+  for (let i = 0; i < written.count; i++) {
+    at[i] = (written.names[2 * i] as number) - NAME;
+    nameEnd[i] = written.names[2 * i + 1] as number;
+  }
+  return { bytes: written.bytes, version: written.bytes.readUInt32BE(4), count: written.count, at, nameEnd };
 }
 
 /** The racy entry's file has the stat data recorded and its blob's bytes (or a stat git finds changed anyway). */
@@ -51,6 +63,7 @@ export function resetUserIndex(
   indexPath: string,
   top: string,
   commit: CommitIndex,
+  written?: UserIndexReset,
 ): UserIndexReset | undefined {
   const lock = `${indexPath}.lock`;
   const fd = openSync(lock, "wx", 0o666);
@@ -58,24 +71,27 @@ export function resetUserIndex(
   try {
     const oldFd = openSync(indexPath, "r");
     let oldStat: BigIntStats;
-    let oldBytes: Buffer;
+    let old: PlainIndex | undefined;
     try {
       oldStat = fstatSync(oldFd, { bigint: true });
-      oldBytes = readFileSync(oldFd);
+      // The file gantry wrote last, still that version (its key taken under the lock): its bytes are known.
+      old = written?.key === versionKey(oldStat) ? plainOf(written) : scanPlainIndex(readFileSync(oldFd));
     } finally {
       closeSync(oldFd);
     }
-    const old = scanPlainIndex(oldBytes);
     const oldMtimeSec = Number(oldStat.mtimeNs / 1_000_000_000n);
     const merged = old && mergeUserIndex(commit, old, oldMtimeSec, (entry) => stillClean(top, entry));
     if (!merged) return undefined;
-    writeSync(fd, merged.bytes);
+    for (let at = 0; at < merged.bytes.length; ) at += writeSync(fd, merged.bytes, at);
     chmodSync(lock, Number(oldStat.mode) & 0o777);
+    const wrote = fstatSync(fd, { bigint: true });
     renameSync(lock, indexPath);
     done = true;
-    // The descriptor names the file written: which version of it is at the index's path now.
-    const key = versionKey(fstatSync(fd, { bigint: true }));
-    return { ...merged, oldKey: versionKey(oldStat), key };
+    // The descriptor names the file written; its key after the rename (which moves ctime) is the version at
+    // the index's path now, unless another process wrote into the lock file since (mtime or size moved).
+    const now = fstatSync(fd, { bigint: true });
+    const same = now.ino === wrote.ino && now.size === wrote.size && now.mtimeNs === wrote.mtimeNs;
+    return { ...merged, oldKey: versionKey(oldStat), ...(same ? { key: versionKey(now) } : {}) };
   } finally {
     try {
       closeSync(fd);

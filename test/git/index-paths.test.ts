@@ -121,7 +121,8 @@ describe("IndexPaths", () => {
     git(root, "rm", "-q", "--cached", "a.js");
     assert.deepEqual(await tracked(), gitPaths(root));
     rmSync(join(root, "zz"), { recursive: true });
-    await repo_.commitJudged(await repo_.judge(), "gantry(US-2): two");
+    await repo_.commitJudged(await repo_.judge({ recheck: true }), "gantry(US-2): two");
+    assert.ok(!gitPaths(root).includes("zz/last.txt"));
     assert.deepEqual(await tracked(), gitPaths(root));
     repo_.close();
   });

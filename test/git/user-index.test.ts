@@ -127,6 +127,26 @@ describe("the user's index reset to gantry's commit in node", () => {
     assert.match(debug(before), /lib\/d0\/f0\.ts\n {2}ctime: [1-9]/, "stat data carried");
   });
 
+  it("one run's commits in a row: the index it wrote last is taken as known only while it is that file", async () => {
+    const top = project();
+    const repo = await openRepo(top);
+    for (const [i, byHand] of [
+      [1, false],
+      [2, true],
+      [3, false],
+    ] as const) {
+      writeFileSync(join(top, `src/n${i}.ts`), `${i}\n`);
+      writeFileSync(join(top, ".gantry/features/f/prd.json"), `{"done":${i}}\n`);
+      // git writes the index in between: the next commit reads it again (its stat data refreshed by git).
+      if (byHand) git(top, "update-index", "-q", "--refresh");
+      await repo.commitJudged(await repo.judge({ recheck: true }), `gantry(US-${i}): ${i}`);
+      assert.equal(readFileSync(join(top, ".git/index")).includes("TREE"), false, "written in node");
+      assert.equal(staged(top), headTree(top));
+      assert.equal(git(top, "status", "--porcelain"), "");
+    }
+    repo.close();
+  });
+
   it("an index with a skip-worktree entry is left to git, which keeps the flag", async () => {
     const top = project();
     git(top, "update-index", "--skip-worktree", "src/x.ts");
