@@ -16,7 +16,7 @@ export function ignoredBook(
   cwd: string,
   prefix: string,
   dirs: { top: string; gitDir: string; commonDir: string },
-  indexed?: () => IndexedPaths | undefined,
+  indexed?: (folders: readonly string[]) => IndexedPaths | undefined,
 ): IgnoredBook {
   const made = new WeakMap<Set<string>, IgnoredListing>();
   const xdg = process.env.XDG_CONFIG_HOME || join(homedir(), ".config");

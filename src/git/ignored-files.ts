@@ -65,8 +65,8 @@ export async function listIgnored(
  * The listing as a whole listing would give it now, from `before`: git lists again only the folders whose
  * entries changed since (a new file, folder or rename changes its folder's mtime and ctime); unchanged folders
  * keep their entries. Any change to the ignore rules (a `.gitignore`, an excludes file, the config) lists
- * the whole tree, as does a change at the top level. `indexed`: the private index's paths, which answer for
- * changed folders holding nothing new outside it (ignored-from-index.ts).
+ * the whole tree, as does a change at the top level. `indexed`: the private index's paths in the folders
+ * given, which answer for changed folders holding nothing new outside it (ignored-from-index.ts).
  */
 export async function relistIgnored(
   cwd: string,
@@ -74,7 +74,7 @@ export async function relistIgnored(
   top: string,
   before: IgnoredListing,
   sources: string,
-  indexed?: () => IndexedPaths | undefined,
+  indexed?: (folders: readonly string[]) => IndexedPaths | undefined,
 ): Promise<IgnoredListing> {
   if (!before.walk || prefix !== "" || before.sources !== sources)
     return listIgnored(cwd, prefix, top, sources);
@@ -85,13 +85,21 @@ export async function relistIgnored(
   const paths = new Set(
     [...before.paths].filter((path) => !changed.some((folder) => path.startsWith(folder))),
   );
-  const index = changed.length > 0 ? indexed?.() : undefined;
+  const index = changed.length > 0 ? indexed?.(changedKeys(before.walk, walk)) : undefined;
   const { ask, kept } = index
     ? answerFromIndex(top, changed, before.walk, walk, before.paths, index)
     : { ask: changed, kept: [] };
   for (const path of kept) paths.add(path);
   if (ask.length > 0) for (const path of await ignoredPaths(cwd, prefix, ask)) paths.add(path);
   return { paths, sources, walk: without(walk, skipped(paths)) };
+}
+
+/** The folders of `walk` whose stat key is not the one `before` had (new ones included). */
+function changedKeys(before: FolderWalk, walk: FolderWalk): string[] {
+  const changed: string[] = [];
+  for (const [rel, folder] of walk.folders)
+    if (before.folders.get(rel)?.key !== folder.key) changed.push(rel);
+  return changed;
 }
 
 /** Folders the walk does not enter: gantry's own and the wholly ignored ones. */

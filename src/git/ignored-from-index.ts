@@ -1,26 +1,58 @@
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { FolderWalk } from "./folder-walk.js";
+import type { GitObjects, TreeEntry } from "./git-objects.js";
 
-/** The paths of the private index (from the top), and every folder that holds one ("a/", "a/b/"). */
+/**
+ * Paths of the private index (from the top) in the folders asked about: its files there, and its folders
+ * there that hold one ("a/b/").
+ */
 export interface IndexedPaths {
   files: ReadonlySet<string>;
   folders: ReadonlySet<string>;
 }
 
-export function indexedPaths(paths: Iterable<string>): IndexedPaths {
+/**
+ * The entries directly in each of `folders` (from the top, each "" or ending in "/") of a tree this run's
+ * judge wrote from its private index (write-tree: the same paths), read from its tree objects: a tree
+ * object for each folder on the way, where reading the whole private index costs 6 MB at 50,000 files.
+ * Undefined when an object cannot be read (git is asked then).
+ */
+export function indexedIn(
+  objects: GitObjects,
+  tree: string,
+  folders: readonly string[],
+): IndexedPaths | undefined {
   const files = new Set<string>();
-  const folders = new Set<string>();
-  for (const path of paths) {
-    files.add(path);
-    for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) folders.add(path.slice(0, i + 1));
+  const subfolders = new Set<string>();
+  for (const folder of folders) {
+    const entries = entriesAt(objects, tree, folder);
+    if (!entries) return undefined;
+    for (const entry of entries) {
+      const path = `${folder}${entry.name.toString("utf8")}`;
+      if (entry.mode === "40000") subfolders.add(`${path}/`);
+      else files.add(path);
+    }
   }
-  return { files, folders };
+  return { files, folders: subfolders };
+}
+
+/** The tree's entries in `folder` (none where it has no such folder); undefined when a tree cannot be read. */
+function entriesAt(objects: GitObjects, tree: string, folder: string): TreeEntry[] | undefined {
+  let entries = objects.readTree(tree);
+  for (const name of folder.split("/").slice(0, -1)) {
+    if (!entries) return undefined;
+    const below = entries.find((entry) => entry.mode === "40000" && entry.name.toString("utf8") === name);
+    if (!below) return [];
+    entries = objects.readTree(below.id.toString("hex"));
+  }
+  return entries;
 }
 
 /**
  * Which of the changed folders (outermost, from changedFolders) git must list again, and the ignored paths
- * kept for the others without asking it. A path in the private index is not an untracked ignored file that
+ * kept for the others without asking it. `indexed` holds the private index's paths in every folder whose
+ * stat key changed. A path in the private index is not an untracked ignored file that
  * the commit would leave out: the judge's `add -A` put there every file no rule ignores, and every path in it
  * is in the judged tree. So in a folder whose entries changed, an entry that is in the index, or that the
  * last listing had already, needs no question; anything else (a new file or folder outside the index, a

@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { EMPTY_TREE, GitObjects, sortKey, type TreeEntry } from "./git-objects.js";
-import { readPlainIndex } from "./user-index.js";
+import { readPlainIndex } from "./plain-index.js";
 
 /**
  * Past this size of private index (about 600 entries, the stat check's bound) `git write-tree` and

@@ -6,19 +6,19 @@ import { rememberTreeOfCommit, treeOfCommit } from "./commit-trees.js";
 import { committerIdentity } from "./committer.js";
 import { runGit } from "./exec.js";
 import { gitReason } from "./git-error.js";
+import { GitObjects } from "./git-objects.js";
 import type { GitRepo } from "./git-repo.js";
 import { branchFromHeadFile, headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredBook } from "./ignored-book.js";
 import { newIgnoredSources } from "./ignored-files.js";
-import { type IndexedPaths, indexedPaths } from "./ignored-from-index.js";
-import { readIndexFile, readIndexFlags } from "./index-file.js";
+import { type IndexedPaths, indexedIn } from "./ignored-from-index.js";
+import { readIndexFlags } from "./index-file.js";
 import { IndexPaths, trackedBelow } from "./index-paths.js";
 import { EMPTY_TREE, GANTRY_DIR, type TreeScope, UNBORN } from "./judge.js";
 import { type JudgedChange, parseJudgedDiff } from "./judged-changes.js";
 import { JudgedTreeCache } from "./judged-tree-cache.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
-import { smallIndex } from "./stat-check.js";
 import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 import { headAndTree, trackedFiles } from "./tracked-files.js";
 import type { UserIndexReset } from "./user-index.js";
@@ -134,13 +134,16 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
   // Untracked ignored paths as last listed, and what had run by then: a story's start reuses the list
   // the story before it ended with when nothing ran in between.
   let ignored: { paths: Set<string>; started: number; sha: string } | undefined;
-  // The private index's paths once this run's judge wrote it, small trees only: they answer for a changed
-  // folder with nothing new outside them, no git (ignored-from-index.ts).
-  const indexedNow = (): IndexedPaths | undefined => {
+  /** The tree the last judge gave: the private index's paths, as long as cache.judgedIn holds. */
+  let lastJudgedTree: string | undefined;
+  // The private index's paths in some folders once this run's judge wrote it, from the tree it wrote:
+  // they answer for a changed folder with nothing new outside them, no git (ignored-from-index.ts).
+  const indexedNow = (folders: readonly string[]): IndexedPaths | undefined => {
     const { judgedIn } = cache;
-    const dir = judgedIn !== undefined && judgedIn === treeScope ? judgedIn.git.dir : undefined;
-    const index = dir && smallIndex(dir) ? readIndexFile(join(dir, "index"), hashBytes) : undefined;
-    return index && indexedPaths(index.entries.map((entry) => entry.path));
+    const objects =
+      judgedIn !== undefined && judgedIn === treeScope ? judgedIn.git.env.GIT_OBJECT_DIRECTORY : undefined;
+    if (!objects || lastJudgedTree?.length !== 40) return undefined;
+    return indexedIn(new GitObjects(objects), lastJudgedTree, folders);
   };
   const listings = ignoredBook(projectRoot, prefix, dirs, indexedNow);
   const listIgnored = async (before?: Set<string>): Promise<Set<string>> => {
@@ -169,7 +172,12 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     top,
     head,
     judgedChanges,
-    judge: (options) => serial(() => cache.judge(options)),
+    judge: (options) =>
+      serial(async () => {
+        const judged = await cache.judge(options);
+        lastJudgedTree = judged.tree;
+        return judged;
+      }),
     commitJudged: (judged, subject, options) =>
       serial(async () => {
         const s = await scope();

@@ -5,8 +5,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import { changedFolders, walkFolders } from "../../src/git/folder-walk.js";
+import { GitObjects } from "../../src/git/git-objects.js";
 import { ignoredPaths, listIgnored, newIgnoredSources, relistIgnored } from "../../src/git/ignored-files.js";
-import { answerFromIndex, indexedPaths } from "../../src/git/ignored-from-index.js";
+import { answerFromIndex, type IndexedPaths, indexedIn } from "../../src/git/ignored-from-index.js";
 
 const temps: string[] = [];
 after(() => {
@@ -44,6 +45,26 @@ const judgedPaths = (root: string) =>
   new Set(
     git(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0").filter(Boolean),
   );
+
+/** Every path given and every folder that holds one: more than answerFromIndex needs, as the whole index was. */
+function indexedPaths(paths: Iterable<string>): IndexedPaths {
+  const files = new Set<string>();
+  const folders = new Set<string>();
+  for (const path of paths) {
+    files.add(path);
+    for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) folders.add(path.slice(0, i + 1));
+  }
+  return { files, folders };
+}
+
+/** The tree a judge writes now: HEAD's entries, then `add -A` of the working tree but .gantry/, in an index of its own. */
+function judgedTree(root: string): string {
+  const env = { ...process.env, GIT_INDEX_FILE: join(root, ".git", "judged-index") };
+  const run = (...args: string[]) => execFileSync("git", args, { cwd: root, env, encoding: "utf8" }).trim();
+  run("read-tree", "HEAD");
+  run("add", "-A", "--", ":(exclude,top).gantry");
+  return run("write-tree");
+}
 
 describe("the ignored-files listing made again only where folders changed", () => {
   const changes: [string, (root: string) => void][] = [
@@ -83,7 +104,10 @@ describe("the ignored-files listing made again only where folders changed", () =
         assert.ok(before.walk, "the tree was walked");
         change(root);
         // What the judge's `add -A` leaves in the private index: the tracked files and every one no rule ignores.
-        const indexed = judged ? () => indexedPaths(judgedPaths(root)) : undefined;
+        const objects = new GitObjects(join(root, ".git", "objects"));
+        const indexed = judged
+          ? (folders: readonly string[]) => indexedIn(objects, judgedTree(root), folders)
+          : undefined;
         const again = await relistIgnored(root, "", root, before, "rules", indexed);
         const whole = await ignoredPaths(root, "");
         assert.deepEqual(sorted(again.paths), sorted(whole));
@@ -117,6 +141,30 @@ describe("the ignored-files listing made again only where folders changed", () =
       indexedPaths(judgedPaths(root)),
     );
     assert.deepEqual(answer, { ask: [], kept: [] }, "no git, and the removed ignored file is gone");
+    // The same from the judged tree's objects, read only for the folders whose key changed.
+    const objects = new GitObjects(join(root, ".git", "objects"));
+    const moved = [...walk.folders].filter(([rel, f]) => before.walk?.folders.get(rel)?.key !== f.key);
+    const fromTree = indexedIn(
+      objects,
+      judgedTree(root),
+      moved.map(([rel]) => rel),
+    );
+    assert.ok(fromTree);
+    assert.deepEqual(
+      [[...fromTree.files].sort(), [...fromTree.folders].sort()],
+      [["lib/c.js", "lib/fresh/d.js", "src/deep/b.js", "src/deep/new.js"], ["lib/fresh/"]],
+    );
+    assert.deepEqual(answerFromIndex(root, changed, before.walk, walk, before.paths, fromTree), answer);
+    assert.equal(
+      indexedIn(objects, "0".repeat(40), ["lib/"]),
+      undefined,
+      "a tree it cannot read: git is asked",
+    );
+    assert.deepEqual(
+      indexedIn(objects, judgedTree(root), ["nowhere/"])?.files,
+      new Set(),
+      "a folder not in the tree",
+    );
     write(root, "lib/fresh/e.log");
     write(root, "src/deep/kept.log");
     walk = walkNow();
