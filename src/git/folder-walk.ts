@@ -45,7 +45,7 @@ function walkOrThrow(top: string, skip: ReadonlySet<string>, previous?: FolderWa
   const pending = [""];
   while (pending.length > 0) {
     const rel = pending.pop() as string;
-    const key = statKey(join(top, rel));
+    const key = statKey(rel === "" ? top : `${top}/${rel.slice(0, -1)}`);
     if (key === undefined) continue; // gone since its parent was read
     const seen = previous?.folders.get(rel);
     const folder = seen && seen.key === key ? seen : readFolder(top, rel, key);

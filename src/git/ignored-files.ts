@@ -58,7 +58,7 @@ export async function listIgnored(
 ): Promise<IgnoredListing> {
   const walk = prefix === "" ? walkFolders(top, skip) : undefined;
   const paths = await ignoredPaths(cwd, prefix);
-  return { paths, sources, ...(walk ? { walk: without(walk, skipped(paths)) } : {}) };
+  return { paths, sources, ...(walk ? { walk: without(walk, skipped(paths), skip) } : {}) };
 }
 
 /**
@@ -91,7 +91,7 @@ export async function relistIgnored(
     : { ask: changed, kept: [] };
   for (const path of kept) paths.add(path);
   if (ask.length > 0) for (const path of await ignoredPaths(cwd, prefix, ask)) paths.add(path);
-  return { paths, sources, walk: without(walk, skipped(paths)) };
+  return { paths, sources, walk: without(walk, skipped(paths), skip) };
 }
 
 /** The folders of `walk` whose stat key is not the one `before` had (new ones included). */
@@ -109,9 +109,14 @@ function skipped(paths: ReadonlySet<string>): Set<string> {
   return skip;
 }
 
-/** The walk without folders at or under `skip` (a folder that became wholly ignored is not walked again). */
-function without(walk: FolderWalk, skip: ReadonlySet<string>): FolderWalk {
-  const inside = (rel: string) => [...skip].some((folder) => rel.startsWith(folder));
+/**
+ * The walk without folders at or under `skip` (a folder that became wholly ignored is not walked again);
+ * those in `walked`, the folders the walk already did not enter, have nothing under them in it.
+ */
+function without(walk: FolderWalk, skip: ReadonlySet<string>, walked: ReadonlySet<string>): FolderWalk {
+  const fresh = [...skip].filter((folder) => !walked.has(folder));
+  if (fresh.length === 0) return walk;
+  const inside = (rel: string) => fresh.some((folder) => rel.startsWith(folder));
   return {
     folders: new Map([...walk.folders].filter(([rel]) => !inside(rel))),
     ignoreFiles: new Map([...walk.ignoreFiles].filter(([rel]) => !inside(rel))),
