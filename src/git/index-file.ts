@@ -98,9 +98,14 @@ export function readIndexFlags(
   hashBytes = 20,
 ): { key: string; indexFlags: Set<string> } | undefined {
   const read = readWhole(path);
-  if (!read) return undefined;
+  const indexFlags = read && indexFlagsIn(read.bytes, hashBytes);
+  return read && indexFlags ? { key: read.key, indexFlags } : undefined;
+}
+
+/** readIndexFlags of an index file's bytes, read already. */
+export function indexFlagsIn(bytes: Buffer, hashBytes = 20): Set<string> | undefined {
   const flags = new Set<string>();
-  const whole = scanIndex(read.bytes, hashBytes, (_at, bits, extended, name, from, to) => {
+  const whole = scanIndex(bytes, hashBytes, (_at, bits, extended, name, from, to) => {
     const skipWorktree = ((bits >> 12) & 3) === 0 && (extended & SKIP_WORKTREE) !== 0;
     const assumeUnchanged = (bits & ASSUME_VALID) !== 0;
     if (!skipWorktree && !assumeUnchanged) return;
@@ -108,7 +113,7 @@ export function readIndexFlags(
     if (skipWorktree) flags.add(`S ${entryPath}`);
     if (assumeUnchanged) flags.add(`h ${entryPath}`);
   });
-  return whole ? { key: read.key, indexFlags: flags } : undefined;
+  return whole ? flags : undefined;
 }
 
 const ASSUME_VALID = 0x8000;

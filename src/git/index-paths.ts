@@ -42,6 +42,11 @@ export class IndexPaths {
     return paths;
   }
 
+  /** The bytes of the version `key` names of the file this read last, when it was that one. */
+  bytesOf(key: string): Buffer | undefined {
+    return this.last?.key === key ? this.last.bytes : undefined;
+  }
+
   /**
    * The index file gantry just wrote (user-index.ts) over the one `oldKey` names: when that is the file this
    * read last, its paths are the last ones less those removed plus those added, and the next read of the

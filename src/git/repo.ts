@@ -13,13 +13,13 @@ import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredBook } from "./ignored-book.js";
 import { newIgnoredSources } from "./ignored-files.js";
 import { type IndexedPaths, indexedIn } from "./ignored-from-index.js";
-import { readIndexFlags } from "./index-file.js";
+import { indexFlagsIn, readIndexFlags } from "./index-file.js";
 import { IndexPaths, trackedBelow } from "./index-paths.js";
 import { EMPTY_TREE, GANTRY_DIR, type TreeScope, UNBORN } from "./judge.js";
 import { type JudgedChange, parseJudgedDiff } from "./judged-changes.js";
 import { JudgedTreeCache } from "./judged-tree-cache.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
-import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
+import { compareAndRestore, fileKey, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 import { headAndTree, trackedFiles } from "./tracked-files.js";
 import type { UserIndexReset } from "./user-index.js";
 
@@ -268,7 +268,11 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     },
     async snapshot() {
       // The first snapshot of this tree (a story's new worktree) too: snapshotGit reads a new index file's
-      // flags in node where it can (index-flags.ts).
+      // flags in node where it can (index-flags.ts), from readiness's read of that version when there was one.
+      const key = knownFlags ? undefined : fileKey(join(gitDir, "index"));
+      const bytes = key ? indexPaths.bytesOf(key) : undefined;
+      const flags = bytes && indexFlagsIn(bytes, hashBytes);
+      if (key && flags) knownFlags = { indexKey: key, indexFlags: flags };
       const taken = await snapshotGit(top, gitDir, commonDir, knownFlags, hashBytes);
       knownFlags = taken;
       return taken;

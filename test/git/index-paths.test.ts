@@ -127,6 +127,23 @@ describe("IndexPaths", () => {
     repo_.close();
   });
 
+  it("the run's first tamper snapshot takes its index flags from readiness's read of the same file", async () => {
+    const root = repo(NAMES);
+    git(root, "update-index", "--skip-worktree", "b/c.ts");
+    git(root, "update-index", "--assume-unchanged", "a.js");
+    const repo_ = await openRepo(root);
+    assert.deepEqual([...((await repo_.trackedFiles()) ?? [])].sort(), gitPaths(root));
+    const taken = await repo_.snapshot();
+    assert.deepEqual([...taken.indexFlags].sort(), ["S b/c.ts", "h a.js"]);
+    git(root, "update-index", "--no-skip-worktree", "b/c.ts");
+    assert.deepEqual(
+      [...(await repo_.snapshot()).indexFlags],
+      ["h a.js"],
+      "a new version of the file is read",
+    );
+    repo_.close();
+  });
+
   it("gives up where the file alone does not hold the entries (split index), and on a missing file", () => {
     const root = repo(NAMES);
     const reader = new IndexPaths();
