@@ -13,15 +13,13 @@ import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredBook } from "./ignored-book.js";
 import { newIgnoredSources } from "./ignored-files.js";
 import { type IndexedPaths, indexedIn } from "./ignored-from-index.js";
-import { indexFlagsIn, readIndexFlags } from "./index-file.js";
-import { IndexPaths, trackedBelow } from "./index-paths.js";
 import { EMPTY_TREE, GANTRY_DIR, type TreeScope, UNBORN } from "./judge.js";
 import { type JudgedChange, parseJudgedDiff } from "./judged-changes.js";
 import { JudgedTreeCache } from "./judged-tree-cache.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
-import { compareAndRestore, fileKey, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
+import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 import { headAndTree, trackedFiles } from "./tracked-files.js";
-import type { UserIndexReset } from "./user-index.js";
+import { UserIndexBook } from "./user-index-book.js";
 
 export { UNBORN };
 
@@ -156,9 +154,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
   const treeLists = new Map<string, Promise<string[]>>();
   // The user's index flags as last read, by index file version: a snapshot reads them only for a new one.
   let knownFlags: Pick<GitSnapshot, "indexKey" | "indexFlags"> | undefined;
-  const indexPaths = new IndexPaths();
-  /** The user's index as gantry's last commit wrote it in node: the next one does not read it again. */
-  let lastUserIndex: UserIndexReset | undefined;
+  const userIndexBook = new UserIndexBook(join(gitDir, "index"), hashBytes);
 
   /** What the last judge's own diff-tree says a story changed, when it compared `base` with `tree`. */
   const judgedChanges = (base: string, tree: string): JudgedChange[] | undefined => {
@@ -188,8 +184,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
         const indexHoldsTree = wasLast !== undefined && s.index.head === judged.sha;
         const identity = await committerIdentity(projectRoot, dirs);
         const userIndex = join(gitDir, "index");
-        const userIndexWritten = lastUserIndex;
-        lastUserIndex = undefined;
+        const userIndexWritten = userIndexBook.takeWritten();
         const made = await commitJudged(s, {
           judged,
           subject,
@@ -203,16 +198,8 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
         const { commit } = made;
         committed = { commit, tree: made.tree };
         rememberTreeOfCommit(made.commit, made.tree);
-        lastUserIndex = made.userIndex;
-        // The user's index just reset to the commit: the next session's tamper snapshot starts from its
-        // flags. Written in node, it has none (only plain entries are merged: index-merge.ts), and readiness's
-        // tracked files follow from the paths it added and removed; else read here in node (git is asked
-        // again when the file is one this cannot read whole).
-        const flags = made.userIndex?.key
-          ? { key: made.userIndex.key, indexFlags: new Set<string>() }
-          : readIndexFlags(join(gitDir, "index"), hashBytes);
-        if (made.userIndex) indexPaths.written(made.userIndex);
-        if (flags) knownFlags = { indexKey: flags.key, indexFlags: flags.indexFlags };
+        // The user's index just reset to the commit: the next session's tamper snapshot starts from its flags.
+        knownFlags = userIndexBook.committed(made.userIndex);
         // The working tree is what was judged, now on top of the new commit: no need to judge it again.
         if (wasLast && indexHoldsTree) cache.last = { ...wasLast, sha: commit };
         if (ignored && ignored.sha === judged.sha) ignored.sha = commit;
@@ -269,10 +256,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     async snapshot() {
       // The first snapshot of this tree (a story's new worktree) too: snapshotGit reads a new index file's
       // flags in node where it can (index-flags.ts), from readiness's read of that version when there was one.
-      const key = knownFlags ? undefined : fileKey(join(gitDir, "index"));
-      const bytes = key ? indexPaths.bytesOf(key) : undefined;
-      const flags = bytes && indexFlagsIn(bytes, hashBytes);
-      if (key && flags) knownFlags = { indexKey: key, indexFlags: flags };
+      knownFlags ??= userIndexBook.flagsFromLastRead();
       const taken = await snapshotGit(top, gitDir, commonDir, knownFlags, hashBytes);
       knownFlags = taken;
       return taken;
@@ -302,7 +286,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     },
     async trackedFiles() {
       // From the user's index in node, decoding only the names changed since the last read; else git.
-      return trackedBelow(indexPaths, join(gitDir, "index"), prefix, hashBytes) ?? trackedFiles(projectRoot);
+      return userIndexBook.tracked(prefix) ?? trackedFiles(projectRoot);
     },
     async headAndTree() {
       const sha = await head();
