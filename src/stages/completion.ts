@@ -19,10 +19,13 @@ export const completionStage: Stage = {
   async execute(ctx) {
     const { run, story } = ctx;
     // The last guard looks at the disk whatever ran before it: what it judges here is what is committed.
-    // The ignored files are listed at the same time (both only read the working tree).
-    const listing = ctx.ignoredAtStart ? run.git.newIgnoredSources(ctx.ignoredAtStart) : Promise.resolve([]);
+    const judging = run.git.judge({ recheck: true });
+    // The ignored files are listed at the same time (both only read the working tree). The listing's folder
+    // walk runs on this thread: it starts once the judge's git program has, not before it.
+    const before = ctx.ignoredAtStart;
+    const listing = before ? nextTurn().then(() => run.git.newIgnoredSources(before)) : Promise.resolve([]);
     listing.catch(() => undefined);
-    const judged = await run.git.judge({ recheck: true });
+    const judged = await judging;
     if (await changedNothing(ctx, judged))
       return { action: "fail", reason: "the story changed nothing; an empty change is not a story done" };
     const hidden = await listing;
@@ -69,6 +72,11 @@ export const completionStage: Stage = {
     return { action: "continue" };
   },
 };
+
+/** After the I/O of this turn of the event loop: a child a judge starts meanwhile is running by then. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /** `gantry(US-1): title` on one line: no control characters reach git's subject (or a terminal showing it). */
 export function commitSubject(id: string, title: string): string {
