@@ -163,6 +163,14 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
   });
 
   const commands = config.quality.commands;
+  // One lookup at a time: each is a few milliseconds of /bin/sh, and lookups at the same time would each
+  // start a command helper of their own (a fork of this whole process) that the run then never needs.
+  let lookups: Promise<unknown> = Promise.resolve();
+  const lookUpInTurn = <T>(lookUp: () => Promise<T>): Promise<T> => {
+    const next = lookups.then(lookUp, lookUp);
+    lookups = next.catch(() => undefined);
+    return next;
+  };
   const quality = [
     check(() => {
       if (!commands.test && mandatoryGates(config).includes("verify"))
@@ -176,7 +184,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
       check(async () => {
         const command = commands[key];
         if (!command) return;
-        const problem = await programProblem(command, root, env);
+        const problem = await lookUpInTurn(() => programProblem(command, root, env));
         if (problem) throw new InputError(configFile, `quality.commands.${key}`, `cannot run: ${problem}`);
       }),
     ),
