@@ -36,9 +36,12 @@ export interface IndexFile {
   mtimeNs?: bigint;
 }
 
-const HEADER = 12;
+/** "DIRC", the version and the entry count. */
+export const HEADER = 12;
 /** ctime, mtime, dev, ino, mode, uid, gid, size: ten 32-bit fields. */
-const STAT_BYTES = 40;
+export const STAT_BYTES = 40;
+/** Extensions that keep a file from being read whole alone: a split index's link, a sparse index's folders. */
+const NOT_WHOLE = (signature: string) => signature === "link" || signature === "sdir";
 
 /**
  * Reads an index file's entries in node, one `git ls-files` fewer: versions 2 to 4, object ids of
@@ -131,6 +134,7 @@ export function scanIndex(
   bytes: Buffer,
   hashBytes: number,
   visit: (at: number, flags: number, extended: number, name: Buffer, from: number, to: number) => void,
+  refuseExtension: (signature: string) => boolean = NOT_WHOLE,
 ): boolean {
   if (bytes.length < HEADER + hashBytes || bytes.toString("latin1", 0, 4) !== "DIRC") return false;
   const version = bytes.readUInt32BE(4);
@@ -178,10 +182,9 @@ export function scanIndex(
       at = start + ((nul - start + 8) & ~7);
     }
   }
-  // Extensions: a split or sparse index is not read whole from this file alone.
+  // Extensions: by default a split or sparse index is not read whole from this file alone.
   while (at + 8 <= end) {
-    const signature = bytes.toString("latin1", at, at + 4);
-    if (signature === "link" || signature === "sdir") return false;
+    if (refuseExtension(bytes.toString("latin1", at, at + 4))) return false;
     at += 8 + bytes.readUInt32BE(at + 4);
   }
   return at === end;

@@ -1,14 +1,14 @@
 import { closeSync, constants, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
 import { join, posix } from "node:path";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
+import { EMPTY_TREE } from "./git-objects.js";
 import type { PrivateGit } from "./hermetic.js";
 import { addPathspecs, differencesFromIndex } from "./judge-status.js";
 import { knownJudgedDiff, rememberJudgedDiff, treesWithKnownDiff } from "./judged-changes.js";
 import { MAX_NODE_TREE_INDEX_BYTES, rawTreeDiff, writeTreeFromIndex } from "./judged-tree-in-node.js";
 
 export const UNBORN = "0000000000000000000000000000000000000000";
-/** The tree with nothing in it (sha1 repositories). */
-export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+export { EMPTY_TREE };
 
 /** The judge will not judge this tree: what it would commit is not what is on disk. */
 export class JudgeRefusal extends Error {

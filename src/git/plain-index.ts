@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { HEADER, STAT_BYTES, scanIndex } from "./index-file.js";
 
 /** One stage-0 entry of an index file as its bytes: 40 of stat data, the object id, the flags, the path. */
 export interface RawEntry {
@@ -23,8 +24,8 @@ export interface PlainIndex {
   nameEnd: Uint32Array;
 }
 
-export const HEADER = 12;
-export const STAT = 40;
+export { HEADER } from "./index-file.js";
+export const STAT = STAT_BYTES;
 export const ID = 20;
 /** Where an entry's name starts: stat data, object id, 16 bits of flags. */
 export const NAME = STAT + ID + 2;
@@ -49,24 +50,21 @@ export function scanPlainIndex(bytes: Buffer): PlainIndex | undefined {
   if (count > (end - HEADER) / 64) return undefined;
   const at = new Uint32Array(count);
   const nameEnd = new Uint32Array(count);
-  let offset = HEADER;
-  for (let i = 0; i < count; i++) {
-    const start = offset;
-    if (start + NAME > end) return undefined;
-    const flags = bytes.readUInt16BE(start + STAT + ID);
-    // assume-valid, extended (skip-worktree, intent-to-add) or a conflict's stage.
-    if (flags & 0xf000) return undefined;
-    const nul = bytes.indexOf(0, start + NAME);
-    if (nul < 0 || nul >= end) return undefined;
-    at[i] = start;
-    nameEnd[i] = nul;
-    offset = start + ((nul - start + 8) & ~7);
-  }
-  while (offset + 8 <= end) {
-    if (!DROPPABLE.has(bytes.toString("latin1", offset, offset + 4))) return undefined;
-    offset += 8 + bytes.readUInt32BE(offset + 4);
-  }
-  return offset === end ? { bytes, version, count, at, nameEnd } : undefined;
+  let i = 0;
+  let plain = true;
+  const whole = scanIndex(
+    bytes,
+    ID,
+    (start, flags, _extended, _name, from, to) => {
+      // assume-valid, extended (skip-worktree, intent-to-add) or a conflict's stage; a NUL inside the name.
+      if (flags & 0xf000 || bytes.indexOf(0, from) !== to) plain = false;
+      at[i] = start;
+      nameEnd[i] = to;
+      i++;
+    },
+    (signature) => !DROPPABLE.has(signature),
+  );
+  return whole && plain ? { bytes, version, count, at, nameEnd } : undefined;
 }
 
 /** The entries of a plain index as objects (scanPlainIndex's file); undefined where scanPlainIndex is. */

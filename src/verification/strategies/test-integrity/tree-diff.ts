@@ -1,9 +1,10 @@
 import { runGit } from "../../../git/exec.js";
+import { EMPTY_TREE } from "../../../git/git-objects.js";
 import { SKIPPED_DIRS } from "../../project-files.js";
 import { type FileLines, patchLines } from "./patch-lines.js";
 
 /** git's empty tree: the base of a story that started before the first commit. */
-export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+export { EMPTY_TREE };
 
 /** One path the story changed between its base and the judged tree (renames detected). */
 export interface TreeChange {
