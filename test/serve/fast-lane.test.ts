@@ -3,7 +3,8 @@ import { readdirSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { FastLane, readHead } from "../../src/serve/fast-lane.js";
+import { FastLane } from "../../src/serve/fast-lane.js";
+import { readHead } from "../../src/serve/request-head.js";
 import { type ServeHandle, startServer } from "../../src/serve/server.js";
 import { fakeRun, RUN_ID } from "./fake-run.js";
 
