@@ -3,12 +3,16 @@ import type { LedgerEntry } from "../model/ledger.js";
 import { countEnds, type EndStatus, type RunSummary } from "../model/run.js";
 import type { StageAction, StageName } from "../model/stage.js";
 import type { StoryStatus } from "../model/story.js";
-import { findingBasis } from "../review/panel/basis.js";
-import { oneLine, truncate } from "../util/text.js";
 import { failedBefore, type StageVerdict, stageVerdict } from "./stage-verdict.js";
 import type { EventArgs } from "./types.js";
-
-/** The story id of verdicts about the whole run (post-run checks). */
+import {
+  type Evidence,
+  evidenceLines,
+  reviewDecisionEvidence,
+  reviewEvidence,
+  storyCheckEvidence,
+  verifyEvidence,
+} from "./verdict-evidence.js";
 
 export interface StageRecord {
   /** Which pass over the story (1, then one more per pass: a new tier or another try at one) and its tier. */
@@ -60,14 +64,6 @@ export interface SessionRecord {
   exitCode: number | null;
   outputFile?: string;
 }
-
-interface Evidence {
-  durationMs?: number;
-  lines: string[];
-}
-
-const MAX_EVIDENCE = 20;
-const MAX_LINE = 2000;
 
 /**
  * What a run looked like, built from its events: the state file reporters (junit, markdown, html, github) render.
@@ -182,60 +178,16 @@ export class RunModel {
         this.pair(e.storyId, e.gate, { verdict: { entry: e, evidence: [] } });
         break;
       case "verify:result":
-        this.pair(e.storyId, GATE_OF_STRATEGY[e.strategy], {
-          evidence: {
-            durationMs: e.durationMs,
-            lines: [
-              ...e.failures.map((f) => `${f.file ? `${f.file}: ` : ""}${f.name}: ${f.message}`),
-              ...(e.reason ? [e.reason] : []),
-              ...(e.scope ? [e.scope] : []),
-            ],
-          },
-        });
+        this.pair(e.storyId, GATE_OF_STRATEGY[e.strategy], { evidence: verifyEvidence(e) });
         break;
       case "review:result":
-        this.pair(e.storyId, "review", {
-          evidence: {
-            lines: e.checks
-              .filter((c) => !c.success)
-              .flatMap((c) =>
-                c.findings.length > 0
-                  ? c.findings.map((f) => `${c.name}: ${f}`)
-                  : [`${c.name}: exit code ${c.exitCode}${c.output ? `: ${c.output}` : ""}`],
-              ),
-          },
-        });
+        this.pair(e.storyId, "review", { evidence: reviewEvidence(e) });
         break;
-      case "review-decision:result": {
-        const at = (f: { file: string; line: number }) => `${f.file}${f.line > 0 ? `:${f.line}` : ""}`;
-        this.pair(e.storyId, "review-decision", {
-          evidence: {
-            lines: [
-              ...e.reviewers.filter((r) => !r.ok).map((r) => `${r.reviewer}: no valid answer (${r.problem})`),
-              ...e.blockers.map(
-                (b) =>
-                  `blocking ${at(b)}: ${b.text} — ${b.basis === "corroborated" ? `raised by ${b.reviewers?.join(" and ")}` : b.basis === "failing-test" ? `${b.reviewer}'s test fails: ${b.testOutcome}` : "test-integrity"}`,
-              ),
-              ...e.lowered.map((l) => `lowered ${at(l)} (${l.reviewer}): ${l.text} — ${l.loweredBecause}`),
-              ...(e.others ?? []).map(
-                (o) => `${o.severity} ${at(o)} (${o.reviewer}): ${o.text} — ${findingBasis(o)}`,
-              ),
-            ],
-          },
-        });
+      case "review-decision:result":
+        this.pair(e.storyId, "review-decision", { evidence: reviewDecisionEvidence(e) });
         break;
-      }
       case "story-check:result":
-        this.pair(e.storyId, "story-check", {
-          evidence: {
-            lines: e.checks
-              .filter((c) => !c.success)
-              .map(
-                (c) =>
-                  `${e.phase} ${c.name}: \`${c.command}\` ${c.timedOut ? "timed out" : `exit code ${c.exitCode}`}${c.expect && !c.matched ? `, never printed /${c.expect}/` : ""}`,
-              ),
-          },
-        });
+        this.pair(e.storyId, "story-check", { evidence: storyCheckEvidence(e) });
         break;
       case "run:pause":
         // The story in flight is left paused; no story event says so.
@@ -317,22 +269,9 @@ export class RunModel {
       const verdict = queue.verdicts.shift() as VerdictRecord;
       const evidence = queue.evidence.shift() as Evidence;
       if (evidence.durationMs !== undefined) verdict.durationMs = evidence.durationMs;
-      verdict.evidence = evidence.lines
-        .slice(0, MAX_EVIDENCE)
-        .map((l) => truncate(oneLineKeepingBreaks(l), MAX_LINE));
-      if (evidence.lines.length > MAX_EVIDENCE)
-        verdict.evidence.push(`… and ${evidence.lines.length - MAX_EVIDENCE} more`);
+      verdict.evidence = evidenceLines(evidence);
     }
   }
 }
 
 const PASSING = new Set(["pass", "not-applicable"]);
-
-/** Evidence keeps its line breaks (a stack, a diff) but loses escape codes and other control characters. */
-function oneLineKeepingBreaks(text: string): string {
-  return text
-    .split("\n")
-    .map((l) => oneLine(l))
-    .join("\n")
-    .trim();
-}
