@@ -26,12 +26,18 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const KEEP_ALIVE_MS = 5_000;
 
 const HEAD_END = Buffer.from("\r\n\r\n");
-const COMMON =
-  "cache-control: no-store\r\nx-content-type-options: nosniff\r\nx-frame-options: DENY\r\nreferrer-policy: no-referrer\r\ncontent-type: application/json; charset=utf-8\r\n";
+const NOT_MODIFIED_COMMON =
+  "cache-control: no-store\r\nx-content-type-options: nosniff\r\nx-frame-options: DENY\r\nreferrer-policy: no-referrer\r\n";
+const COMMON = `${NOT_MODIFIED_COMMON}content-type: application/json; charset=utf-8\r\n`;
 
-/** One answer, head and body, in one write. */
+/** One answer, head and body, in one write; a `304` as node:http sends it: no body, no type or length. */
 function answerBytes(reply: JsonReply): string {
-  return `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}\r\n${COMMON}content-length: ${Buffer.byteLength(reply.json)}\r\ndate: ${httpDate()}\r\nconnection: keep-alive\r\nkeep-alive: timeout=5\r\n\r\n${reply.json}`;
+  const tag = reply.etag === undefined ? "" : `etag: ${reply.etag}\r\n`;
+  const common =
+    reply.status === 304
+      ? NOT_MODIFIED_COMMON
+      : `${COMMON}content-length: ${Buffer.byteLength(reply.json)}\r\n`;
+  return `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}\r\n${common}${tag}date: ${httpDate()}\r\nconnection: keep-alive\r\nkeep-alive: timeout=5\r\n\r\n${reply.json}`;
 }
 
 interface Connection {

@@ -8,6 +8,7 @@ export interface FastRequest {
   origin: string | undefined;
   authorization: string | undefined;
   contentType: string | undefined;
+  ifNoneMatch: string | undefined;
   body: Buffer;
 }
 
@@ -51,6 +52,7 @@ export function readHead(head: string): (Omit<FastRequest, "body"> & { length: n
       case "authorization":
       case "content-type":
       case "content-length":
+      case "if-none-match":
         if (name in seen) return undefined;
         seen[name] = value;
         break;
@@ -76,6 +78,7 @@ export function readHead(head: string): (Omit<FastRequest, "body"> & { length: n
     origin: seen.origin,
     authorization: seen.authorization,
     contentType: seen["content-type"],
+    ifNoneMatch: seen["if-none-match"],
     length,
   };
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import type { Outcome } from "./actions.js";
 import { type BodySchema, type BodyValidators, loadBodyValidators } from "./body-schemas.js";
+import { EntityTags } from "./entity-tag.js";
 import { FastLane, type FastRequest } from "./fast-lane.js";
 import {
   BodyError,
@@ -80,7 +81,16 @@ function send(res: ServerResponse, status: number, type: string, body: string, e
   res.end(body);
 }
 
-const sendReply = (res: ServerResponse, reply: JsonReply) => sendJsonText(res, reply.status, reply.json);
+/** A token route's answer; a `304` with its tag and no body, type or length (node:http sends none). */
+function sendReply(res: ServerResponse, reply: JsonReply): void {
+  const tag = reply.etag === undefined ? {} : { etag: reply.etag };
+  if (res.headersSent) return void res.end();
+  if (reply.status === 304) {
+    res.writeHead(304, { ...COMMON, ...tag });
+    return void res.end();
+  }
+  send(res, reply.status, "application/json; charset=utf-8", reply.json, tag);
+}
 
 const hostRefusal = (refused: string) =>
   jsonReply(refused === "bad-host" ? 421 : 403, {
@@ -143,7 +153,7 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
   server.headersTimeout = 10_000;
   server.requestTimeout = 15_000;
   server.maxHeadersCount = 50;
-  const routes = { hub, root: options.root, validators };
+  const routes = { hub, root: options.root, validators, tags: new EntityTags() };
 
   // Every connection starts in the fast lane (src/serve/fast-lane.ts), which answers plainly formed token-route
   // requests itself, through the same checks as below, and gives the connection to node:http at the first
@@ -201,7 +211,11 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
       return;
     }
     const contentType = req.headers["content-type"];
-    return sendReply(res, await tokenRoute(routes, { method, path, contentType, body: () => readBody(req) }));
+    const ifNoneMatch = req.headers["if-none-match"];
+    return sendReply(
+      res,
+      await tokenRoute(routes, { method, path, contentType, ifNoneMatch, body: () => readBody(req) }),
+    );
   };
 
   await new Promise<void>((resolve, reject) => {

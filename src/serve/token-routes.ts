@@ -1,13 +1,15 @@
 import { answerRequest, type Outcome, sendControl } from "./actions.js";
 import type { BodySchema, BodyValidators } from "./body-schemas.js";
+import { type EntityTags, noneMatchHolds } from "./entity-tag.js";
 import { BodyError, parseJsonBody } from "./guards.js";
 import type { RunHub } from "./hub.js";
 import { RUN_ID_PATTERN } from "./run-files.js";
 
-/** A token route's answer: its status and its JSON text. */
+/** A token route's answer: its status and its JSON text (empty for a `304`), with the read's entity tag. */
 export interface JsonReply {
   status: number;
   json: string;
+  etag?: string;
 }
 
 /** What the token routes read of a request that passed the Host/Origin and token checks. */
@@ -15,6 +17,8 @@ export interface TokenRequest {
   method: string;
   path: string;
   contentType: string | undefined;
+  /** A conditional read's `If-None-Match`: the tag of the copy the client holds. */
+  ifNoneMatch: string | undefined;
   /** The body, bounded: read only by the routes that take one. */
   body(): Buffer | Promise<Buffer>;
 }
@@ -23,6 +27,7 @@ export interface TokenRouteContext {
   hub: RunHub;
   root: string;
   validators: BodyValidators;
+  tags: EntityTags;
 }
 
 export const jsonReply = (status: number, body: unknown): JsonReply => ({
@@ -31,6 +36,14 @@ export const jsonReply = (status: number, body: unknown): JsonReply => ({
 });
 const outcomeReply = (outcome: Outcome) =>
   jsonReply(outcome.status, { code: outcome.code, message: outcome.message });
+
+/** A read's answer: `304` with no body when the client's copy (`If-None-Match`) is this one, else the JSON with its tag. */
+function readReply(context: TokenRouteContext, request: TokenRequest, key: string, json: string): JsonReply {
+  const etag = context.tags.tag(key, json);
+  return noneMatchHolds(request.ifNoneMatch, etag)
+    ? { status: 304, json: "", etag }
+    : { status: 200, json, etag };
+}
 
 const RUN_ROUTE = /^\/api\/runs\/([^/]+)(?:\/(answer|control))?$/;
 
@@ -45,7 +58,7 @@ export function tokenRoute(
 ): JsonReply | Promise<JsonReply> {
   const { hub, root } = context;
   const { method, path } = request;
-  if (method === "GET" && path === "/api/runs") return { status: 200, json: hub.listJson() };
+  if (method === "GET" && path === "/api/runs") return readReply(context, request, "", hub.listJson());
   const match = RUN_ROUTE.exec(path);
   const runId = match ? decodeURIComponent(match[1] as string) : undefined;
   if (!match || runId === undefined || !RUN_ID_PATTERN.test(runId))
@@ -54,7 +67,7 @@ export function tokenRoute(
   if (method === "GET" && verb === undefined) {
     const json = hub.viewJson(runId);
     if (json === undefined) return jsonReply(404, { code: "unknown-run", message: `no run ${runId}` });
-    return { status: 200, json };
+    return readReply(context, request, runId, json);
   }
   if (method === "POST" && verb === "answer")
     return withBody<{ requestId: string; action: string }>(context, "answer", request, (body) =>
