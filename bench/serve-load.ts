@@ -10,6 +10,9 @@
  *   node --import tsx bench/serve-load.ts <url> <token> <spanMs> [clients] [requests]
  *
  * `clients` and `requests` (default 50 and 1000) let the bench measure the two halves of the load apart.
+ * BENCH_SERVE_CONDITIONAL=1: the reads (run list, run view) carry `If-None-Match` with the ETag of the
+ * last answer to the same read, as a browser's or a phone's cache sends it. BENCH_SERVE_BURST=N: the
+ * requests go N at a time back to back (N/2 on each socket), the bursts spread over the same span.
  */
 import { setMaxListeners } from "node:events";
 import { Agent, request } from "node:http";
@@ -24,6 +27,8 @@ if (!url || !token || !span || !Number.isInteger(CLIENTS) || !Number.isInteger(R
 }
 if (CLIENTS === 0) process.stdout.write("ready\n");
 const auth = { authorization: `Bearer ${token}` };
+const CONDITIONAL = process.env.BENCH_SERVE_CONDITIONAL === "1";
+const BURST = Math.max(2, Number(process.env.BENCH_SERVE_BURST ?? 2));
 const stop = new AbortController();
 setMaxListeners(CLIENTS + 1, stop.signal);
 
@@ -66,7 +71,7 @@ class Connection {
     path: string,
     headers: Record<string, string>,
     body?: string,
-  ): Promise<{ status: number; text: string }> {
+  ): Promise<{ status: number; text: string; etag: string | undefined }> {
     const socket = this.socket ?? this.open();
     const head = [
       `${body === undefined ? "GET" : "POST"} /${path} HTTP/1.1`,
@@ -80,23 +85,29 @@ class Connection {
         if (end >= 0) {
           const head = this.buffer.subarray(0, end).toString("latin1");
           const status = Number(head.split(" ")[1]);
-          const length = /^content-length:\s*(\d+)\r?$/im.exec(head)?.[1];
+          const etag = /^etag:\s*(\S+)\r?$/im.exec(head)?.[1];
+          // 304 (and 204) carry no body, whatever length they name.
+          const length =
+            status === 304 || status === 204 ? "0" : /^content-length:\s*(\d+)\r?$/im.exec(head)?.[1];
           if (length !== undefined && this.buffer.length >= end + 4 + Number(length)) {
             const text = this.buffer.subarray(end + 4, end + 4 + Number(length)).toString("utf8");
             this.buffer = this.buffer.subarray(end + 4 + Number(length));
-            return finish(undefined, { status, text });
+            return finish(undefined, { status, text, etag });
           }
           // Chunked (a server that does not say the length up front): complete at the last, empty chunk.
           const last = length === undefined ? this.buffer.indexOf("\r\n0\r\n\r\n", end) : -1;
           if (last >= 0) {
             const text = dechunk(this.buffer.subarray(end + 4, last + 2));
             this.buffer = this.buffer.subarray(last + 7);
-            return finish(undefined, { status, text });
+            return finish(undefined, { status, text, etag });
           }
         }
         if (error) finish(error);
       };
-      const finish = (error?: Error, response?: { status: number; text: string }) => {
+      const finish = (
+        error?: Error,
+        response?: { status: number; text: string; etag: string | undefined },
+      ) => {
         this.waiting = undefined;
         if (response) resolve(response);
         else {
@@ -157,8 +168,18 @@ async function fireRequests(spanMs: number): Promise<{ sent: number; failed: num
   let sent = 0;
   let failed = 0;
   const gap = spanMs / REQUESTS;
+  /** The ETag of the last answer to each read, per connection (a client's cache), when CONDITIONAL. */
   const worker = async (connection: Connection) => {
     const call = connection.call.bind(connection);
+    const etags = new Map<string, string>();
+    const read = async (path: string) => {
+      const known = CONDITIONAL ? etags.get(path) : undefined;
+      const response = await call(path, known ? { ...auth, "if-none-match": known } : auth);
+      if (CONDITIONAL && response.etag && response.status === 200) etags.set(path, response.etag);
+      return response;
+    };
+    let burstStarted = Date.now();
+    let inBurst = 0;
     while (sent < REQUESTS) {
       const n = sent++;
       const started = Date.now();
@@ -166,9 +187,9 @@ async function fireRequests(spanMs: number): Promise<{ sent: number; failed: num
       try {
         const response =
           kind === 0
-            ? await call("api/runs", auth)
+            ? await read("api/runs")
             : kind === 1 && runId
-              ? await call(`api/runs/${runId}`, auth)
+              ? await read(`api/runs/${runId}`)
               : kind === 2
                 ? await call("api/runs", { authorization: "Bearer wrong" })
                 : await call(
@@ -177,11 +198,16 @@ async function fireRequests(spanMs: number): Promise<{ sent: number; failed: num
                     JSON.stringify({ requestId: "00000000-0000-0000-0000-000000000000", action: "approve" }),
                   );
         latencies.push(Date.now() - started);
-        if (kind === 0 && !runId) runId = (JSON.parse(response.text) as { runId: string }[])[0]?.runId;
+        if (kind === 0 && !runId && response.status === 200)
+          runId = (JSON.parse(response.text) as { runId: string }[])[0]?.runId;
       } catch {
         failed += 1;
       }
-      await new Promise((r) => setTimeout(r, Math.max(0, 2 * gap - (Date.now() - started))));
+      // Each socket sends its half of a burst back to back, then waits out the burst's share of the span.
+      if (++inBurst < BURST / 2) continue;
+      await new Promise((r) => setTimeout(r, Math.max(0, BURST * gap - (Date.now() - burstStarted))));
+      inBurst = 0;
+      burstStarted = Date.now();
     }
   };
   await Promise.all(connections.map(worker));

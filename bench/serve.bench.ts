@@ -84,7 +84,7 @@ const FULL: Load = { clients: CLIENTS, requests: 1000 };
  * The clients (bench/serve-load.ts) in a process of their own at nice 19, under SCHED_IDLE too when `idle`:
  * in real use they sit on other machines. `args`: url, token, span in ms, clients, requests.
  */
-export function spawnLoadClients(idle: boolean, args: string[]): ChildProcess {
+export function spawnLoadClients(idle: boolean, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   return spawn(
     idle ? "chrt" : "nice",
     [
@@ -97,7 +97,7 @@ export function spawnLoadClients(idle: boolean, args: string[]): ChildProcess {
       join(REPO, "bench", "serve-load.ts"),
       ...args,
     ],
-    { cwd: REPO, env: benchEnvironment(), stdio: ["pipe", "pipe", "inherit"] },
+    { cwd: REPO, env: benchEnvironment(env), stdio: ["pipe", "pipe", "inherit"] },
   );
 }
 

@@ -76,7 +76,10 @@ describe("gantry serve: a conditional read is answered 304, the same both ways, 
       assert.equal(fast.body, slow.body);
       for (const held of [tag, `W/${tag}`, `"other", ${tag}`, "*"]) {
         const answers = await bothWays(request("GET", target, auth({ "if-none-match": held })));
-        for (const [way, reply] of [["fast lane", answers[0]], ["node:http", answers[1]]] as const) {
+        for (const [way, reply] of [
+          ["fast lane", answers[0]],
+          ["node:http", answers[1]],
+        ] as const) {
           assert.equal(reply.status, 304, `${held} (${way})`);
           assert.equal(reply.body, "");
           assert.equal(reply.headers.etag, tag);
