@@ -27,7 +27,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { makeFeatureProject } from "./feature-project.js";
 import { benchEnvironment, expectOk, timeCommand } from "./harness.js";
-import { spawnLoadClients } from "./serve.bench.js";
+import { spawnLoadClients } from "./serve-run.js";
 import { serveUrl } from "./serve-url.js";
 
 const REPLAY_MS = 8000;

@@ -12,7 +12,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { fakeRun } from "../test/serve/fake-run.js";
-import { spawnLoadClients } from "./serve.bench.js";
+import { spawnLoadClients } from "./serve-run.js";
 import { serveUrl } from "./serve-url.js";
 
 const [batchesArg = "3", ...builds] = process.argv.slice(2);
