@@ -34,3 +34,14 @@ export function noneMatchHolds(ifNoneMatch: string | undefined, tag: string): bo
   }
   return false;
 }
+
+/** A read's answer: `304` with no body when the client holds this copy (`If-None-Match`), else the JSON with its tag. */
+export function conditionalReply(
+  tags: EntityTags,
+  ifNoneMatch: string | undefined,
+  key: string,
+  json: string,
+): { status: number; json: string; etag: string } {
+  const etag = tags.tag(key, json);
+  return noneMatchHolds(ifNoneMatch, etag) ? { status: 304, json: "", etag } : { status: 200, json, etag };
+}

@@ -82,7 +82,7 @@ function send(res: ServerResponse, status: number, type: string, body: string, e
 }
 
 /** A token route's answer; a `304` with its tag and no body, type or length (node:http sends none). */
-function sendReply(res: ServerResponse, reply: JsonReply): void {
+export function sendReply(res: ServerResponse, reply: JsonReply): void {
   const tag = reply.etag === undefined ? {} : { etag: reply.etag };
   if (res.headersSent) return void res.end();
   if (reply.status === 304) {

@@ -1,6 +1,6 @@
 import { answerRequest, type Outcome, sendControl } from "./actions.js";
 import type { BodySchema, BodyValidators } from "./body-schemas.js";
-import { type EntityTags, noneMatchHolds } from "./entity-tag.js";
+import { conditionalReply, type EntityTags } from "./entity-tag.js";
 import { BodyError, parseJsonBody } from "./guards.js";
 import type { RunHub } from "./hub.js";
 import { RUN_ID_PATTERN } from "./run-files.js";
@@ -37,14 +37,6 @@ export const jsonReply = (status: number, body: unknown): JsonReply => ({
 const outcomeReply = (outcome: Outcome) =>
   jsonReply(outcome.status, { code: outcome.code, message: outcome.message });
 
-/** A read's answer: `304` with no body when the client's copy (`If-None-Match`) is this one, else the JSON with its tag. */
-function readReply(context: TokenRouteContext, request: TokenRequest, key: string, json: string): JsonReply {
-  const etag = context.tags.tag(key, json);
-  return noneMatchHolds(request.ifNoneMatch, etag)
-    ? { status: 304, json: "", etag }
-    : { status: 200, json, etag };
-}
-
 const RUN_ROUTE = /^\/api\/runs\/([^/]+)(?:\/(answer|control))?$/;
 
 /**
@@ -58,7 +50,8 @@ export function tokenRoute(
 ): JsonReply | Promise<JsonReply> {
   const { hub, root } = context;
   const { method, path } = request;
-  if (method === "GET" && path === "/api/runs") return readReply(context, request, "", hub.listJson());
+  if (method === "GET" && path === "/api/runs")
+    return conditionalReply(context.tags, request.ifNoneMatch, "", hub.listJson());
   const match = RUN_ROUTE.exec(path);
   const runId = match ? decodeURIComponent(match[1] as string) : undefined;
   if (!match || runId === undefined || !RUN_ID_PATTERN.test(runId))
@@ -67,7 +60,7 @@ export function tokenRoute(
   if (method === "GET" && verb === undefined) {
     const json = hub.viewJson(runId);
     if (json === undefined) return jsonReply(404, { code: "unknown-run", message: `no run ${runId}` });
-    return readReply(context, request, runId, json);
+    return conditionalReply(context.tags, request.ifNoneMatch, runId, json);
   }
   if (method === "POST" && verb === "answer")
     return withBody<{ requestId: string; action: string }>(context, "answer", request, (body) =>

@@ -168,6 +168,38 @@ describe("gantry serve: signed device routes", () => {
     assert.deepEqual(Object.keys(lines[0]).sort(), ["at", "device", "outcome", "status", "verb"]);
   });
 
+  it("answers a signed read 304 when the device holds the copy, and only after every check", async () => {
+    for (const target of ["/v1/device/runs", RUN]) {
+      const first = await send(server.port, signed(keys, reader, "GET", target));
+      assert.equal(first.status, 200);
+      const tag = first.headers.etag as string;
+      assert.match(tag, /^"[A-Za-z0-9_-]{27}"$/);
+      const held = { "if-none-match": tag };
+      const again = await send(server.port, signed(keys, reader, "GET", target), held);
+      assert.equal(again.status, 304, target);
+      assert.equal(again.text, "");
+      assert.equal(again.headers.etag, tag);
+      const other = await send(server.port, signed(keys, reader, "GET", target), { "if-none-match": '"x"' });
+      assert.equal(other.status, 200);
+      assert.equal(other.text, first.text);
+      // Refusals come first, whatever the device holds.
+      const request = signed(keys, reader, "GET", target);
+      const unsigned = await send(server.port, { ...request, headers: {} }, held);
+      assert.equal(unsigned.body.code, "unsigned");
+      assert.equal((await send(server.port, request, held)).status, 304);
+      assert.equal((await send(server.port, request, held)).body.code, "replayed-nonce");
+      const tampered = signed(keys, reader, "GET", target);
+      const forged = await send(server.port, { ...tampered, target: `${target}?x=1` }, held);
+      assert.equal(forged.body.code, "bad-signature");
+      assert.equal(
+        (await send(server.port, signed(keys, revoked, "GET", target), held)).body.code,
+        "revoked",
+      );
+    }
+    const audit = readFileSync(join(run.root, ".gantry", "serve", "audit.jsonl"), "utf8");
+    assert.ok(audit.includes('"status":304,"outcome":"not-modified"'), "a 304 is in the audit log");
+  });
+
   it("remembers nonces across a restart, and refuses (never evicts) when the store is full", async () => {
     const request = signed(keys, reader, "GET", RUNS);
     assert.equal((await send(server.port, request)).status, 200);

@@ -4,6 +4,7 @@ export interface Reply {
   status: number;
   body: Record<string, unknown> & { code?: string };
   text: string;
+  headers: Record<string, string | string[] | undefined>;
 }
 
 /** One HTTP request with exactly the headers given (fetch would add and forbid some). */
@@ -33,7 +34,7 @@ export function call(
           try {
             body = JSON.parse(text);
           } catch {}
-          resolve({ status: res.statusCode ?? 0, body, text });
+          resolve({ status: res.statusCode ?? 0, body, text, headers: res.headers });
         });
       },
     );

@@ -1,7 +1,8 @@
 import { answerRequest } from "../actions.js";
+import { conditionalReply, EntityTags } from "../entity-tag.js";
 import { BodyError, readBody } from "../guards.js";
 import { RUN_ID_PATTERN } from "../run-files.js";
-import { type RouteContext, sendJson, sendJsonText, sendOutcome, validBody } from "../server.js";
+import { type RouteContext, sendJson, sendOutcome, sendReply, validBody } from "../server.js";
 import type { RunView } from "../view-types.js";
 import { type AuditRecord, createAuditLog } from "./audit.js";
 import {
@@ -59,6 +60,7 @@ export function startDeviceRoutes(root: string, options: DeviceRouteOptions) {
   let warned = false;
   /** Each run's redacted view as JSON, made again only when the run changed (its watcher's version). */
   const redactedCache = new Map<string, { version: number; json: string }>();
+  const tags = new EntityTags();
 
   const routes = async (context: RouteContext): Promise<void> => {
     const method = context.req.method ?? "GET";
@@ -120,19 +122,21 @@ export function startDeviceRoutes(root: string, options: DeviceRouteOptions) {
 
     const done = (status: number, outcome: string) =>
       audit({ verb: verb.name, device: deviceId, status, outcome });
+    /** A read, after every check: `304` when the device holds this copy (`If-None-Match`, not signed: it only spares the body). */
+    const read = (key: string, json: string) => {
+      const reply = conditionalReply(tags, context.req.headers["if-none-match"], key, json);
+      done(reply.status, reply.status === 304 ? "not-modified" : "ok");
+      sendReply(context.res, reply);
+    };
     if (verb.name === "GET runs") {
-      done(200, "ok");
-      return sendJson(
-        context.res,
-        200,
-        context.hub.list().map(({ runId, feature, status, live, startedAt }) => ({
-          runId,
-          feature,
-          status,
-          live,
-          startedAt,
-        })),
-      );
+      const list = context.hub.list().map(({ runId, feature, status, live, startedAt }) => ({
+        runId,
+        feature,
+        status,
+        live,
+        startedAt,
+      }));
+      return read("", JSON.stringify(list));
     }
     const runId = verb.runId as string;
     if (verb.name === "GET runs/{id}") {
@@ -144,8 +148,7 @@ export function startDeviceRoutes(root: string, options: DeviceRouteOptions) {
         cached = { version, json: JSON.stringify(redacted(view)) };
         redactedCache.set(runId, cached);
       }
-      done(200, "ok");
-      return sendJsonText(context.res, 200, cached.json);
+      return read(runId, cached.json);
     }
     const answer = await validBody<{ requestId: string; action: string }>(context, "answer", body);
     if (!answer) return done(context.res.statusCode, "invalid-body");
