@@ -6,6 +6,7 @@
  * - `trivial`: bench/serve-trivial.ts, a server answering fixed bytes and checking nothing (the traffic's floor);
  * - `burst`: `gantry serve`, the same requests 50 at a time back to back, the bursts spread over the span;
  * - `conditional`: `gantry serve`, the reads with `If-None-Match` (answered `304` when nothing changed);
+ * - `idle`: `gantry serve`, the clients under SCHED_IDLE as well as at niceness 19;
  * - `clients`: the clients pacing their requests against a closed port (every request refused at once).
  *
  * Each run is counted by `perf stat` where perf is installed (the run's whole process tree: CPU, context
@@ -23,7 +24,7 @@ import { benchEnvironment, CLI, median, REPO } from "./harness.js";
 import { spawnLoadClients } from "./serve-run.js";
 import { serveUrl } from "./serve-url.js";
 
-const CASES = ["serve", "trivial", "burst", "conditional", "clients"] as const;
+const CASES = ["serve", "trivial", "burst", "conditional", "idle", "clients"] as const;
 type Case = "alone" | (typeof CASES)[number];
 const [roundsArg = "3", ...named] = process.argv.slice(2);
 const chosen = (named.length ? named : CASES) as Case[];
@@ -93,7 +94,7 @@ async function timedRun(template: string, kind: Case, spanMs: number): Promise<M
           : kind === "conditional"
             ? { BENCH_SERVE_CONDITIONAL: "1" }
             : {};
-      clients = spawnLoadClients(false, [url, token, String(spanMs), "0", "1000"], extra);
+      clients = spawnLoadClients(kind === "idle", [url, token, String(spanMs), "0", "1000"], extra);
       await lineOf(clients, "ready\n");
       await new Promise((r) => setTimeout(r, 300));
     }
@@ -159,7 +160,7 @@ async function timedRun(template: string, kind: Case, spanMs: number): Promise<M
 function lineOf(child: ChildProcess, text: string): Promise<string> {
   let out = "";
   return new Promise((done, fail) => {
-    const timer = setTimeout(() => fail(new Error(`no ${JSON.stringify(text)} in 60 s: ${out}`)), 60_000);
+    const timer = setTimeout(() => fail(new Error(`no ${JSON.stringify(text)} in 180 s: ${out}`)), 180_000);
     child.stdout?.setEncoding("utf8");
     child.stdout?.on("data", (chunk: string) => {
       out += chunk;

@@ -3,8 +3,8 @@
  * 1,000 token-checked requests spread over about `spanMs`. In real use these sit on other machines (a
  * phone, a browser elsewhere); the bench runs them at `nice 19` so they take only the CPU the run and the
  * server leave. Prints `ready` once every client's stream is open, starts the requests on a `go` line on
- * stdin, and prints one JSON line `{sent, failed, read, cpuMs, answeredInRun, latency}` (its CPU since `go`;
- * the requests answered before stdin closed; the answers' latency, p50/p95/max ms) when stdin closes (the
+ * stdin, and prints one JSON line `{sent, failed, read, cpuMs, answeredInRun, latency, notModified}` (its CPU since `go`;
+ * the requests answered before stdin closed; the answers' latency, p50/p95/max ms; the reads answered 304) when stdin closes (the
  * bench closes it when the run has ended).
  *
  *   node --import tsx bench/serve-load.ts <url> <token> <spanMs> [clients] [requests]
@@ -162,6 +162,8 @@ const clients = Array.from(
 /** The requests, two at a time: lists, views, wrong tokens, and answers to a question nobody asked. */
 /** Each answered request's time from sending to its answer, in ms, in the order they were answered. */
 const latencies: number[] = [];
+/** Reads answered `304` (the client's copy was current). */
+let notModified = 0;
 
 async function fireRequests(spanMs: number): Promise<{ sent: number; failed: number }> {
   let runId: string | undefined;
@@ -176,6 +178,7 @@ async function fireRequests(spanMs: number): Promise<{ sent: number; failed: num
       const known = CONDITIONAL ? etags.get(path) : undefined;
       const response = await call(path, known ? { ...auth, "if-none-match": known } : auth);
       if (CONDITIONAL && response.etag && response.status === 200) etags.set(path, response.etag);
+      if (response.status === 304) notModified += 1;
       return response;
     };
     let burstStarted = Date.now();
@@ -235,6 +238,8 @@ process.stdin.on("end", async () => {
   const sorted = [...latencies].sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
   const latency = { p50Ms: at(0.5), p95Ms: at(0.95), maxMs: sorted.at(-1) ?? 0 };
-  process.stdout.write(`${JSON.stringify({ sent, failed, read, cpuMs, answeredInRun, latency })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ sent, failed, read, cpuMs, answeredInRun, latency, notModified })}\n`,
+  );
   process.exit(0);
 });

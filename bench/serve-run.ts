@@ -151,6 +151,8 @@ interface ClientsReport {
   answeredInRun: number;
   /** The answers' time from request to answer, ms. */
   latency: { p50Ms: number; p95Ms: number; maxMs: number };
+  /** Reads answered `304 Not Modified`. */
+  notModified: number;
 }
 const NO_CLIENTS: ClientsReport = {
   sent: 0,
@@ -159,6 +161,7 @@ const NO_CLIENTS: ClientsReport = {
   cpuMs: 0,
   answeredInRun: 0,
   latency: { p50Ms: 0, p95Ms: 0, maxMs: 0 },
+  notModified: 0,
 };
 
 /** The last run alone's wall time: the clients spread their requests over 0.8 of it. */
@@ -206,6 +209,7 @@ export async function timedRun(
       clientsCpuMs: clients.cpuMs,
       answeredInRun: clients.answeredInRun,
       latency: clients.latency,
+      notModified: clients.notModified ?? 0,
       runCpuMs: timed.cpuMs,
       startupCpuMs: server?.startupCpuMs ?? 0,
     };

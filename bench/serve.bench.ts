@@ -40,6 +40,7 @@ export async function runServeBench(): Promise<Row[]> {
     const startup: number[] = [];
     const answeredInRun: number[] = [];
     const latencyP95: number[] = [];
+    const notModified: number[] = [];
     let rss = 0;
     let sent = 0;
     let failed = 0;
@@ -60,7 +61,7 @@ export async function runServeBench(): Promise<Row[]> {
       plain.push(after.wallMs);
       if (after.runCpuMs !== undefined) runCpuAlone.push(after.runCpuMs);
       process.stderr.write(
-        `serve bench round ${i + 1}/${PAIRS}: ${after.wallMs.toFixed(0)} ms alone, ${with50.wallMs.toFixed(0)} ms served, server CPU ${with50.serverCpuMs} ms, clients' CPU ${with50.clientsCpuMs} ms (${CLIENTS_POLICY}), RSS ${with50.rssBefore.toFixed(0)}→${with50.rssAfter.toFixed(0)} MB, read ${with50.read} B, ${with50.answeredInRun} answered during the run, latency p50/p95/max ${with50.latency.p50Ms}/${with50.latency.p95Ms}/${with50.latency.maxMs} ms; old mix ${old.wallMs.toFixed(0)} ms served, server CPU ${old.serverCpuMs} ms\n`,
+        `serve bench round ${i + 1}/${PAIRS}: ${after.wallMs.toFixed(0)} ms alone, ${with50.wallMs.toFixed(0)} ms served, server CPU ${with50.serverCpuMs} ms, clients' CPU ${with50.clientsCpuMs} ms (${CLIENTS_POLICY}), RSS ${with50.rssBefore.toFixed(0)}→${with50.rssAfter.toFixed(0)} MB, read ${with50.read} B, ${with50.answeredInRun} answered during the run, latency p50/p95/max ${with50.latency.p50Ms}/${with50.latency.p95Ms}/${with50.latency.maxMs} ms, ${with50.notModified} reads answered 304; old mix ${old.wallMs.toFixed(0)} ms served, server CPU ${old.serverCpuMs} ms\n`,
       );
       oldMix.push(old.wallMs);
       oldMixRatio.push(old.wallMs / after.wallMs);
@@ -68,6 +69,7 @@ export async function runServeBench(): Promise<Row[]> {
       served.push(with50.wallMs);
       answeredInRun.push(with50.answeredInRun);
       latencyP95.push(with50.latency.p95Ms);
+      notModified.push(with50.notModified);
       startup.push(with50.startupCpuMs);
       growth.push(with50.rssAfter / with50.rssBefore);
       serverCpu.push(with50.serverCpuMs);
@@ -128,6 +130,13 @@ export async function runServeBench(): Promise<Row[]> {
         sent,
         "n",
         "baseline: requests sent; the rest were answered after the run ended",
+      ),
+      row(
+        "reads answered 304 (the client's copy current)",
+        notModified,
+        sent / 2,
+        "n",
+        "baseline: the reads (a quarter run lists, a quarter run views)",
       ),
       row(
         "the answers' latency during the run, 95th percentile of each pair",
