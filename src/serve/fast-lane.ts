@@ -166,10 +166,14 @@ export class FastLane {
         reply = internal(error);
       }
       if (reply instanceof Promise) {
+        // Nothing more is read while the answer is made: what a client pipelines meanwhile waits in the
+        // kernel's buffers (bounded), not in `pending`.
         connection.busy = true;
+        socket.pause();
         reply.catch(internal).then((settled) => {
           connection.busy = false;
           if (!socket.destroyed) socket.write(answerBytes(settled));
+          socket.resume();
           this.serve(connection);
           if (connection.ended && !connection.busy) socket.end();
         });

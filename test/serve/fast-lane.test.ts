@@ -420,6 +420,53 @@ describe("gantry serve: the fast lane answers as node:http does", () => {
   });
 });
 
+describe("gantry serve: the fast lane while an answer is being made", () => {
+  it("reads no further than a socket's buffer until the answer is written (a client pipelining 4 MB)", async () => {
+    let release = () => {};
+    let asked = 0;
+    const lane = new FastLane({
+      answer: () => {
+        asked += 1;
+        return new Promise((resolve) => {
+          release = () => resolve({ status: 200, json: '{"n":1}' });
+        });
+      },
+      stream: () => ({ status: 503, json: "{}" }),
+      handOff: (socket) => socket.destroy(),
+    });
+    let accepted: Socket | undefined;
+    const server = createServer((socket) => {
+      accepted = socket;
+      lane.take(socket);
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const port = (server.address() as { port: number }).port;
+    const client = connect(port, "127.0.0.1");
+    let text = "";
+    client.on("data", (chunk) => {
+      text += chunk;
+    });
+    const closed = new Promise((resolve) => client.on("close", resolve));
+    try {
+      client.write("GET /api/runs HTTP/1.1\r\nhost: x\r\n\r\n");
+      while (asked === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      client.write(Buffer.alloc(4 * 1024 * 1024, "x"));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const read = accepted?.bytesRead ?? 0;
+      assert.ok(read < 512 * 1024, `read ${read} bytes behind a pending answer`);
+      release();
+      // The answer, then the junk behind it is no request: the connection goes to node:http (here: closed).
+      await closed;
+      assert.match(text, /^HTTP\/1\.1 200 OK\r\n[\s\S]*\{"n":1\}$/);
+      assert.equal(asked, 1);
+    } finally {
+      client.destroy();
+      lane.close();
+      server.close();
+    }
+  });
+});
+
 describe("gantry serve: the fast lane's timeouts", () => {
   it("closes a connection that sends half a request (408), and one idle between requests", async () => {
     const lane = new FastLane({
