@@ -17,6 +17,17 @@ export interface FolderWalk {
   folders: Map<string, Folder>;
   /** `.gitignore` path → stat key. */
   ignoreFiles: Map<string, string>;
+  /** When it began (ms since the epoch): each folder's key is its key then, unless it changed since. */
+  at: number;
+}
+
+/**
+ * Folders known not to have changed since `since` (ms since the epoch), whose key and entries a walk takes
+ * from the previous walk without a stat (ignored-files.ts, from git's untracked cache).
+ */
+export interface UnchangedFolders {
+  at: number;
+  unchanged(rel: string): boolean;
 }
 
 /** Past this many folders the walk gives up (undefined): the caller lists the whole tree as before. */
@@ -31,23 +42,31 @@ export function walkFolders(
   top: string,
   skip: ReadonlySet<string>,
   previous?: FolderWalk,
+  known?: UnchangedFolders,
 ): FolderWalk | undefined {
   try {
-    return walkOrThrow(top, skip, previous);
+    return walkOrThrow(top, skip, previous, known);
   } catch {
     // A folder or .gitignore it cannot read (permissions, a name that is not UTF-8): git lists the whole tree.
     return undefined;
   }
 }
 
-function walkOrThrow(top: string, skip: ReadonlySet<string>, previous?: FolderWalk): FolderWalk | undefined {
-  const walk: FolderWalk = { folders: new Map(), ignoreFiles: new Map() };
+function walkOrThrow(
+  top: string,
+  skip: ReadonlySet<string>,
+  previous?: FolderWalk,
+  known?: UnchangedFolders,
+): FolderWalk | undefined {
+  const walk: FolderWalk = { folders: new Map(), ignoreFiles: new Map(), at: known?.at ?? Date.now() };
   const pending = [""];
   while (pending.length > 0) {
     const rel = pending.pop() as string;
-    const key = statKey(rel === "" ? top : `${top}/${rel.slice(0, -1)}`);
-    if (key === undefined) continue; // gone since its parent was read
     const seen = previous?.folders.get(rel);
+    // Unchanged since the previous walk began: its key then is its key now, its entries the same.
+    const same = seen && known?.unchanged(rel);
+    const key = same ? seen.key : statKey(rel === "" ? top : `${top}/${rel.slice(0, -1)}`);
+    if (key === undefined) continue; // gone since its parent was read
     const folder = seen && seen.key === key ? seen : readFolder(top, rel, key);
     if (!folder) continue;
     walk.folders.set(rel, folder);

@@ -94,6 +94,8 @@ async function privateConfig(top: string): Promise<string> {
     else ext.push(`\t${key.slice("extensions.".length)} = ${value}`);
   }
   lines.push(`\trepositoryformatversion = ${version}`);
+  // The extensions' offset at the file's end: the ignored listing reads the untracked cache from there.
+  lines.push("[index]", "\trecordEndOfIndexEntries = true");
   if (ext.length > 0) lines.push("[extensions]", ...ext);
   return `${lines.join("\n")}\n`;
 }

@@ -1,7 +1,7 @@
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { statKey } from "./folder-walk.js";
-import { type IgnoredListing, listIgnored, relistIgnored } from "./ignored-files.js";
+import { type CheckedFolders, type IgnoredListing, listIgnored, relistIgnored } from "./ignored-files.js";
 import type { IndexedPaths } from "./ignored-from-index.js";
 
 /** The ignored-files listings of one repository, each kept with the folders it was made from. */
@@ -17,6 +17,7 @@ export function ignoredBook(
   prefix: string,
   dirs: { top: string; gitDir: string; commonDir: string },
   indexed?: (folders: readonly string[]) => IndexedPaths | undefined,
+  checked?: () => Promise<CheckedFolders | undefined>,
 ): IgnoredBook {
   const made = new WeakMap<Set<string>, IgnoredListing>();
   const xdg = process.env.XDG_CONFIG_HOME || join(homedir(), ".config");
@@ -39,7 +40,7 @@ export function ignoredBook(
     async since(before) {
       const prior = made.get(before);
       if (!prior) return keep(await listIgnored(cwd, prefix, dirs.top, sources()));
-      return keep(await relistIgnored(cwd, prefix, dirs.top, prior, sources(), indexed));
+      return keep(await relistIgnored(cwd, prefix, dirs.top, prior, sources(), indexed, checked));
     },
   };
 }

@@ -1,8 +1,9 @@
 import { type Dirent, readdirSync } from "node:fs";
 import { extname, join } from "node:path";
 import { runGit } from "./exec.js";
-import { changedFolders, type FolderWalk, walkFolders } from "./folder-walk.js";
+import { changedFolders, type FolderWalk, type UnchangedFolders, walkFolders } from "./folder-walk.js";
 import { answerFromIndex, type IndexedPaths } from "./ignored-from-index.js";
+import type { UntrackedFolders } from "./untracked-cache.js";
 
 /** Extensions of files that hold code: an implementation hidden in an ignored file is one of these. */
 const SOURCE = new Set(
@@ -75,11 +76,12 @@ export async function relistIgnored(
   before: IgnoredListing,
   sources: string,
   indexed?: (folders: readonly string[]) => IndexedPaths | undefined,
+  checked?: () => Promise<CheckedFolders | undefined>,
 ): Promise<IgnoredListing> {
   if (!before.walk || prefix !== "" || before.sources !== sources)
     return listIgnored(cwd, prefix, top, sources);
   const skip = skipped(before.paths);
-  const walk = walkFolders(top, skip, before.walk);
+  const walk = walkFolders(top, skip, before.walk, unchangedSince(before.walk.at, await checked?.()));
   const changed = walk && changedFolders(before.walk, walk);
   if (!walk || !changed || changed.includes("")) return listIgnored(cwd, prefix, top, sources);
   const paths = new Set(
@@ -92,6 +94,36 @@ export async function relistIgnored(
   for (const path of kept) paths.add(path);
   if (ask.length > 0) for (const path of await ignoredPaths(cwd, prefix, ask)) paths.add(path);
   return { paths, sources, walk: without(walk, skipped(paths), skip) };
+}
+
+/** Folders as git's status last checked them against its untracked cache (untracked-cache.ts). */
+export interface CheckedFolders {
+  /** When that status started (ms since the epoch). */
+  started: number;
+  /** Folder → its ctime in seconds, as the untracked cache holds it after that status. */
+  folders: UntrackedFolders;
+}
+
+/**
+ * Which folders have not changed since `since`, from a status that started after it: git read a folder again
+ * (and stored its stat data) unless its ctime's seconds were the stored ones, so a stored ctime two seconds
+ * before `since` says the folder's last change was before `since` (the kernel's clock, coarse by a tick, is
+ * behind by less than the margin). Anything else is looked at as before.
+ */
+export function unchangedSince(
+  since: number,
+  checked: CheckedFolders | undefined,
+): UnchangedFolders | undefined {
+  if (!checked || checked.started <= since) return undefined;
+  const before = Math.floor(since / 1000) - 2;
+  const { folders } = checked;
+  return {
+    at: checked.started,
+    unchanged: (rel) => {
+      const ctime = folders.get(rel);
+      return ctime !== undefined && ctime <= before;
+    },
+  };
 }
 
 /** The folders of `walk` whose stat key is not the one `before` had (new ones included). */
@@ -120,6 +152,7 @@ function without(walk: FolderWalk, skip: ReadonlySet<string>, walked: ReadonlySe
   return {
     folders: new Map([...walk.folders].filter(([rel]) => !inside(rel))),
     ignoreFiles: new Map([...walk.ignoreFiles].filter(([rel]) => !inside(rel))),
+    at: walk.at,
   };
 }
 

@@ -16,8 +16,10 @@ export async function differencesFromIndex(scope: {
   top: string;
   prefix: string;
   git: { env: Record<string, string> };
+  statusStarted?: number;
 }): Promise<string[]> {
   const gantry = `${scope.prefix}.gantry/`;
+  const started = Date.now();
   // No pathspec: the untracked cache serves only a whole-tree status.
   const out = await runGit(
     scope.top,
@@ -32,6 +34,8 @@ export async function differencesFromIndex(scope: {
     ],
     { ...scope.git.env, GIT_OPTIONAL_LOCKS: "1" },
   );
+  // The untracked cache this status left in the private index was checked from then on (ignored-files.ts).
+  scope.statusStarted = started;
   const paths: string[] = [];
   for (const entry of out.split("\0")) {
     if (entry.length < 4) continue;

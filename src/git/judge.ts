@@ -30,6 +30,8 @@ export interface TreeScope {
   sameAsHead?: { head: string; tree: string; same: boolean };
   /** That diff-tree itself (`-r -z --no-renames`, raw, from the top level): the story's changes without another git. */
   lastDiff?: { head: string; tree: string; raw: string };
+  /** When the last `git status` against the private index that finished started (judge-status.ts). */
+  statusStarted?: number;
 }
 
 /** gantry's own files never count as the content being judged. */

@@ -1,0 +1,161 @@
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+
+/**
+ * The folders git's untracked cache (the index's `UNTR` extension) holds valid stat data for, by path from
+ * the top ("" for the top, else ending in "/"), each with its ctime in seconds as git last saw it: git's
+ * `status` checks each such folder's stat data (seconds: this git compares no nanoseconds) and reads the
+ * folder again, storing fresh stat data, whenever it differs. A folder marked check-only (an untracked folder
+ * git stopped reading early) and everything under it is left out, as is any folder under one without valid data.
+ */
+export type UntrackedFolders = Map<string, number>;
+
+const HASH = 20;
+/** info/exclude's and the excludes file's stat data (36 bytes each), the dir flags, then both hashes. */
+const HEADER_FIXED = 36 + 36 + 4 + 2 * HASH;
+const STAT_DATA = 36;
+/** "EOIE", its size, the offset, the hash of the extensions' headers; then the file's checksum. */
+const EOIE_TAIL = 8 + 4 + HASH + HASH;
+
+/**
+ * The untracked cache of the sha1 index at `path`, read from its end: the extensions only, found through the
+ * end-of-index-entries extension (`index.recordEndOfIndexEntries`, which gantry's private git sets), so a
+ * 6 MB index costs a read of its last few hundred KB. Undefined for anything else (no EOIE, no UNTR, a part
+ * that does not parse): the caller stats every folder itself then.
+ */
+export function readUntrackedFolders(path: string, hashBytes = HASH): UntrackedFolders | undefined {
+  if (hashBytes !== HASH) return undefined;
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const size = fstatSync(fd).size;
+    if (size < 12 + EOIE_TAIL) return undefined;
+    const tail = Buffer.alloc(EOIE_TAIL);
+    if (readSync(fd, tail, 0, EOIE_TAIL, size - EOIE_TAIL) !== EOIE_TAIL) return undefined;
+    if (tail.toString("latin1", 0, 4) !== "EOIE" || tail.readUInt32BE(4) !== 4 + HASH) return undefined;
+    const start = tail.readUInt32BE(8);
+    const eoieAt = size - EOIE_TAIL;
+    if (start < 12 || start > eoieAt) return undefined;
+    const extensions = Buffer.alloc(eoieAt - start);
+    if (readSync(fd, extensions, 0, extensions.length, start) !== extensions.length) return undefined;
+    // EOIE's hash is over each extension's 8-byte header: the offset names the start of the extensions.
+    const headers = createHash("sha1");
+    let untracked: Buffer | undefined;
+    for (let at = 0; at < extensions.length; ) {
+      if (at + 8 > extensions.length) return undefined;
+      const length = extensions.readUInt32BE(at + 4);
+      headers.update(extensions.subarray(at, at + 8));
+      if (extensions.toString("latin1", at, at + 4) === "UNTR")
+        untracked = extensions.subarray(at + 8, at + 8 + length);
+      at += 8 + length;
+      if (at > extensions.length) return undefined;
+    }
+    if (!headers.digest().equals(tail.subarray(12, 12 + HASH)) || !untracked) return undefined;
+    return parseUntracked(untracked);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** The UNTR extension's body (dir.c read_untracked_extension's format). */
+export function parseUntracked(body: Buffer): UntrackedFolders | undefined {
+  const end = body.length - 1;
+  if (end < 1 || body[end] !== 0) return undefined;
+  const cursor = { at: 0 };
+  const identLength = varint(body, cursor, end);
+  cursor.at += identLength + HEADER_FIXED;
+  const perDirEnd = body.indexOf(0, cursor.at);
+  if (perDirEnd < 0 || perDirEnd >= end) return undefined;
+  cursor.at = perDirEnd + 1;
+  const count = varint(body, cursor, end);
+  if (count === 0 || count > end) return undefined;
+  const paths: string[] = [];
+  const parents: number[] = [];
+  // Depth-first, each folder before its subfolders: untracked count, subfolder count, name, untracked names.
+  const readDir = (base: string, parent: number): void => {
+    const untrackedCount = varint(body, cursor, end);
+    const dirs = varint(body, cursor, end);
+    const nul = body.indexOf(0, cursor.at);
+    if (nul < 0 || nul >= end) throw new Error("UNTR: a name runs past the end");
+    const name = body.toString("utf8", cursor.at, nul);
+    cursor.at = nul + 1;
+    for (let i = 0; i < untrackedCount; i++) {
+      const next = body.indexOf(0, cursor.at);
+      if (next < 0 || next >= end) throw new Error("UNTR: a name runs past the end");
+      cursor.at = next + 1;
+    }
+    const path = parent < 0 ? "" : `${base}${name}/`;
+    const index = paths.length;
+    paths.push(path);
+    parents.push(parent);
+    if (paths.length > count) throw new Error("UNTR: more folders than counted");
+    for (let i = 0; i < dirs; i++) readDir(path, index);
+  };
+  readDir("", -1);
+  if (paths.length !== count) return undefined;
+  const valid = ewahBits(body, cursor, end, count);
+  const checkOnly = ewahBits(body, cursor, end, count);
+  ewahBits(body, cursor, end, count); // which folders' .gitignore hash follows: not used
+  if (!valid || !checkOnly) return undefined;
+  const folders: UntrackedFolders = new Map();
+  const trusted = new Uint8Array(count);
+  let stat = cursor.at;
+  for (let i = 0; i < count; i++) {
+    if (!valid[i]) continue;
+    if (stat + STAT_DATA > end) return undefined;
+    const ctime = body.readUInt32BE(stat);
+    stat += STAT_DATA;
+    const parent = parents[i] as number;
+    if (checkOnly[i] || (parent >= 0 && !trusted[parent])) continue;
+    trusted[i] = 1;
+    folders.set(paths[i] as string, ctime);
+  }
+  return folders;
+}
+
+/** git's offset varint (varint.c); throws past `end`. */
+function varint(bytes: Buffer, cursor: { at: number }, end: number): number {
+  let byte = bytes[cursor.at++] as number;
+  if (cursor.at > end) throw new Error("UNTR: a number runs past the end");
+  let value = byte & 0x7f;
+  while (byte & 0x80) {
+    byte = bytes[cursor.at++] as number;
+    if (cursor.at > end || value > 0xffffff) throw new Error("UNTR: a number runs past the end");
+    value = (value + 1) * 128 + (byte & 0x7f);
+  }
+  return value;
+}
+
+/**
+ * An EWAH bitmap as ewah_io.c writes it (bit count, word count, the 64-bit words, the last run word's
+ * position), read into one byte a bit for the first `count` bits.
+ */
+function ewahBits(bytes: Buffer, cursor: { at: number }, end: number, count: number): Uint8Array | undefined {
+  if (cursor.at + 8 > end) return undefined;
+  const words = bytes.readUInt32BE(cursor.at + 4);
+  const first = cursor.at + 8;
+  cursor.at = first + words * 8 + 4;
+  if (cursor.at > end) return undefined;
+  const bits = new Uint8Array(count);
+  let pos = 0;
+  let w = 0;
+  while (w < words) {
+    const high = bytes.readUInt32BE(first + w * 8);
+    const low = bytes.readUInt32BE(first + w * 8 + 4);
+    // A run word: bit 0 the run's value, bits 1-32 its length in words, bits 33-63 the literal words after it.
+    const run = (low >>> 1) + (high & 1) * 0x80000000;
+    const literals = high >>> 1;
+    if (low & 1) for (let k = 0; k < run * 64 && pos < count; k++) bits[pos++] = 1;
+    else pos += run * 64;
+    w += 1;
+    for (let l = 0; l < literals && w < words; l++, w++) {
+      const lo = bytes.readUInt32BE(first + w * 8 + 4);
+      const hi = bytes.readUInt32BE(first + w * 8);
+      for (let c = 0; c < 64; c++, pos++)
+        if (pos < count && ((c < 32 ? lo >>> c : hi >>> (c - 32)) & 1) === 1) bits[pos] = 1;
+    }
+  }
+  return bits;
+}
