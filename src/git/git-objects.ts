@@ -107,6 +107,20 @@ export class GitObjects {
     return found;
   }
 
+  /**
+   * Whether the object is in the repository now, loose or in a pack this reads (not read nor checked: what
+   * `git write-tree` asks of a tree its cache-tree names before it reuses it).
+   */
+  has(id: string): boolean {
+    if (existsSync(this.path(id))) return true;
+    this.packs ??= new PackObjects(this.dir);
+    try {
+      return this.packs.has(id);
+    } catch {
+      return false;
+    }
+  }
+
   /** Writes the object unless it is there already; returns its id. */
   write(type: string, body: Buffer): string {
     const header = Buffer.from(`${type} ${body.length}\0`, "latin1");

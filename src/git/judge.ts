@@ -5,7 +5,7 @@ import { EMPTY_TREE } from "./git-objects.js";
 import type { PrivateGit } from "./hermetic.js";
 import { addPathspecs, differencesFromIndex } from "./judge-status.js";
 import { knownJudgedDiff, rememberJudgedDiff, treesWithKnownDiff } from "./judged-changes.js";
-import { MAX_NODE_TREE_INDEX_BYTES, rawTreeDiff, writeTreeFromIndex } from "./judged-tree-in-node.js";
+import { rawTreeDiff, writeTreeFromIndex } from "./judged-tree-in-node.js";
 
 export const UNBORN = "0000000000000000000000000000000000000000";
 export { EMPTY_TREE };
@@ -95,7 +95,7 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   const against = head === UNBORN ? EMPTY_TREE : head;
   const exclusion = `:(exclude,top)${scope.prefix}${GANTRY_DIR}`;
   const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
-  const inNode = objects !== undefined && indexSmallForNode(scope);
+  const inNode = objects !== undefined && indexExists(scope);
   const script = async (known: string) => {
     const args = [head === UNBORN ? "" : head, rebase ? "1" : "", gantry, exclusion, against, known];
     if (listed) args.push("paths", ...listed);
@@ -161,12 +161,12 @@ async function listedChanges(scope: TreeScope): Promise<string[] | undefined> {
 }
 
 /**
- * Whether node writes the tree and its diff (judged-tree-in-node.ts): a small private index. Not before a
- * run's first judge, whose index git builds from HEAD (its size unknown until then).
+ * Whether node writes the tree and its diff (judged-tree-in-node.ts, at any size since round seven: the
+ * folders no change reached come from the index's cache-tree). Not before a run's first judge, whose index
+ * git builds from HEAD.
  */
-function indexSmallForNode(scope: TreeScope): boolean {
-  const own = statSync(join(scope.git.dir, "index"), { throwIfNoEntry: false });
-  return own !== undefined && own.size <= MAX_NODE_TREE_INDEX_BYTES;
+function indexExists(scope: TreeScope): boolean {
+  return statSync(join(scope.git.dir, "index"), { throwIfNoEntry: false }) !== undefined;
 }
 
 /**

@@ -1,14 +1,11 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
+import { type CachedTree, readCacheTree } from "./cache-tree.js";
 import { EMPTY_TREE, GitObjects, sortKey, type TreeEntry } from "./git-objects.js";
-import { readPlainIndex } from "./plain-index.js";
-
-/**
- * Past this size of private index (about 600 entries, the stat check's bound) `git write-tree` and
- * `diff-tree`, which read only what changed, cost less than node reading every entry and tree.
- */
-export const MAX_NODE_TREE_INDEX_BYTES = 64 * 1024;
+import { ID, NAME, STAT, scanPlainIndex } from "./plain-index.js";
 
 const TREE = "40000";
+/** Past this many folders to build from the entries, git's write-tree writes the tree (and its cache-tree). */
+const MAX_BUILT_FOLDERS = 256;
 /** git's modes as trees write them, by the index's mode; anything else is left to git. */
 const TREE_MODES = new Map<number, string>([
   [0o100644, "100644"],
@@ -21,36 +18,60 @@ const ZERO_ID = "0".repeat(40);
 
 /**
  * The tree `git write-tree` writes from the private index at `indexPath`, built and written (loose) in node;
- * undefined whenever git must do it: an index readUserIndex does not read whole (version 4, a conflict, a
+ * undefined whenever git must do it: an index scanPlainIndex does not read whole (version 4, a conflict, a
  * flagged or intent-to-add entry, an extension other than the droppable ones, a bad checksum), a mode a
- * tree does not hold, a name a tree cannot hold, or a file over the size bound.
+ * tree does not hold, a name a tree cannot hold, a cache-tree that does not fit the entries. A folder the
+ * index's cache-tree holds as valid (one no change reached since git last wrote or primed it) is taken from
+ * there, as git's write-tree takes it: at 50,000 entries only the folders on the changed paths are built.
  */
 export function writeTreeFromIndex(indexPath: string, objectsDir: string): string | undefined {
   try {
-    if (statSync(indexPath).size > MAX_NODE_TREE_INDEX_BYTES) return undefined;
-    const index = readPlainIndex(readFileSync(indexPath));
-    if (!index) return undefined;
+    const plain = scanPlainIndex(readFileSync(indexPath));
+    const cached = plain && readCacheTree(plain);
+    if (!plain || !cached) return undefined;
+    const { bytes, count } = plain;
     const objects = new GitObjects(objectsDir);
-    const entries = index.entries;
+    const pathOf = (i: number) => bytes.subarray((plain.at[i] as number) + NAME, plain.nameEnd[i]);
+    // A cached tree is reused only while its object is there (a gc may have pruned a tree no commit holds).
+    const usable = (tree: CachedTree | undefined) =>
+      tree !== undefined && tree.count > 0 && objects.has(tree.id.toString("hex"));
+    const whole = cached.get("");
+    if (whole?.count === count && usable(whole)) return whole.id.toString("hex");
     let next = 0;
+    let built = 0;
     /** The tree of the entries from `next` on whose paths start with `base` (bytes), in index order. */
     const build = (base: Buffer): string | undefined => {
+      // A cache-tree that names few folders (a run's first judge hashed every file): git's write-tree,
+      // which also writes it back for the next judge.
+      if (++built > MAX_BUILT_FOLDERS) return undefined;
       const tree: TreeEntry[] = [];
-      while (next < entries.length) {
-        const entry = entries[next] as (typeof entries)[number];
-        if (!startsWith(entry.path, base)) break;
-        const rest = entry.path.subarray(base.length);
+      while (next < count) {
+        const path = pathOf(next);
+        if (!startsWith(path, base)) break;
+        const rest = path.subarray(base.length);
         const slash = rest.indexOf(0x2f);
         if (rest.length === 0 || slash === 0 || slash === rest.length - 1) return undefined;
         if (slash < 0) {
-          const mode = TREE_MODES.get(entry.mode);
+          const mode = TREE_MODES.get(bytes.readUInt32BE((plain.at[next] as number) + 24));
           if (!mode) return undefined;
-          tree.push({ mode, name: rest, id: entry.id });
+          tree.push({
+            mode,
+            name: rest,
+            id: bytes.subarray((plain.at[next] as number) + STAT, (plain.at[next] as number) + STAT + ID),
+          });
           next += 1;
           continue;
         }
         const name = rest.subarray(0, slash);
-        const id = build(entry.path.subarray(0, base.length + slash + 1));
+        const folder = path.subarray(0, base.length + slash + 1);
+        const known = cached.get(folder.toString("latin1"));
+        // A valid cached folder covers exactly its next `count` entries: the last of them in it, the one after not.
+        if (known && known.count > 0 && spans(known.count, folder) && usable(known)) {
+          tree.push({ mode: TREE, name, id: known.id });
+          next += known.count;
+          continue;
+        }
+        const id = build(folder);
         if (!id) return undefined;
         tree.push({ mode: TREE, name, id: Buffer.from(id, "hex") });
       }
@@ -59,8 +80,12 @@ export function writeTreeFromIndex(indexPath: string, objectsDir: string): strin
         if ((sorted[i - 1] as TreeEntry).name.equals((sorted[i] as TreeEntry).name)) return undefined;
       return objects.writeTree(sorted);
     };
+    const spans = (covered: number, folder: Buffer) =>
+      next + covered <= count &&
+      startsWith(pathOf(next + covered - 1), folder) &&
+      (next + covered === count || !startsWith(pathOf(next + covered), folder));
     const root = build(Buffer.alloc(0));
-    return root !== undefined && next === entries.length ? root : undefined;
+    return root !== undefined && next === count ? root : undefined;
   } catch {
     return undefined;
   }

@@ -42,6 +42,12 @@ export class PackObjects {
     return undefined;
   }
 
+  /** Whether a pack this reads holds the object (its index lists it). */
+  has(id: string): boolean {
+    const want = Buffer.from(id, "hex");
+    return this.packIndexes().some((index) => findOffset(index, want) !== undefined);
+  }
+
   private packIndexes(): PackIndex[] {
     if (this.indexes) return this.indexes;
     const dir = join(this.objectsDir, "pack");

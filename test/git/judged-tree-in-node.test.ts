@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  chmodSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -116,5 +125,90 @@ describe("the judged tree and its diff in node", () => {
       undefined,
       "an intent-to-add entry: git's to write",
     );
+  });
+});
+
+describe("the judged tree in node from the index's cache-tree", () => {
+  const roots: string[] = [];
+  after(() => {
+    for (const root of roots) rmSync(root, { recursive: true, force: true });
+  });
+
+  it("takes the folders no change reached from it, and builds a folder whose cached count does not fit its entries", () => {
+    const root = mkdtempSync(join(tmpdir(), "gantry-cache-tree-"));
+    roots.push(root);
+    for (let i = 0; i < 12; i++) write(root, `vendor/d${i % 3}/e${i % 2}/f${i}.txt`, `${i}\n`);
+    write(root, "src/a.js", "a\n");
+    commitAll(root);
+    const index = join(root, ".git", "private-index");
+    const objects = join(root, ".git", "objects");
+    const outer = Object.entries(process.env).filter(([name]) => !name.startsWith("GIT_"));
+    const env = { ...Object.fromEntries(outer), GIT_INDEX_FILE: index, GIT_CONFIG_NOSYSTEM: "1" };
+    const priv = (...args: string[]) => execFileSync("git", args, { cwd: root, env, encoding: "utf8" });
+    // HEAD's entries with a primed cache-tree; the root valid: its id is HEAD's tree.
+    priv("read-tree", "HEAD");
+    assert.equal(writeTreeFromIndex(index, objects), git(root, "rev-parse", "HEAD^{tree}"));
+    // Stat data from the disk (as the judge's index has it), so that `add` invalidates only what changed.
+    priv("update-index", "-q", "--refresh");
+    write(root, "src/b.js", "b\n");
+    write(root, "vendor/d1/e0/new.txt", "n\n");
+    priv("add", "-A");
+    const cacheTree = readFileSync(index);
+    // git's write-tree on a copy, so that the index node reads keeps its invalidated folders.
+    writeFileSync(`${index}.copy`, cacheTree);
+    const gits = execFileSync("git", ["write-tree"], {
+      cwd: root,
+      env: { ...env, GIT_INDEX_FILE: `${index}.copy` },
+      encoding: "utf8",
+    }).trim();
+    assert.equal(
+      writeTreeFromIndex(index, objects),
+      gits,
+      "only src/, vendor/d1/e0/ and their parents built",
+    );
+    // A cache-tree whose count for vendor/d0/ is one short: not taken, the folder built from the entries.
+    const bytes = Buffer.from(cacheTree);
+    const at = bytes.indexOf(Buffer.from("d0\u00004 "));
+    assert.ok(at > 0, "vendor/d0/ is cached with 4 entries");
+    bytes.write("3", at + 3, "latin1");
+    createHash("sha1")
+      .update(bytes.subarray(0, bytes.length - 20))
+      .digest()
+      .copy(bytes, bytes.length - 20);
+    writeFileSync(index, bytes);
+    assert.equal(
+      writeTreeFromIndex(index, objects),
+      gits,
+      "the same tree from a cache-tree that does not fit",
+    );
+    // A cached id is reused as git reuses it (vendor/d2/ named as vendor/d0/'s tree: both give that tree), and
+    // not when its object is missing (both build the folder again).
+    const gitWith = (forged: Buffer) => {
+      writeFileSync(`${index}.copy`, forged);
+      writeFileSync(index, forged);
+      return execFileSync("git", ["write-tree"], {
+        cwd: root,
+        env: { ...env, GIT_INDEX_FILE: `${index}.copy` },
+        encoding: "utf8",
+      }).trim();
+    };
+    const idOf = (name: string, bytes: Buffer) =>
+      bytes.indexOf(Buffer.from(`${name}\u0000`)) + name.length + 5;
+    for (const [what, id] of [
+      ["another folder's tree", cacheTree.subarray(idOf("d0", cacheTree), idOf("d0", cacheTree) + 20)],
+      ["a missing object", Buffer.alloc(20, 0xab)],
+    ] as const) {
+      const forged = Buffer.from(cacheTree);
+      id.copy(forged, idOf("d2", forged));
+      createHash("sha1")
+        .update(forged.subarray(0, forged.length - 20))
+        .digest()
+        .copy(forged, forged.length - 20);
+      const expected = gitWith(forged);
+      assert.equal(writeTreeFromIndex(index, objects), expected, what);
+      if (what === "a missing object") assert.equal(expected, gits, "git built vendor/d2/ again");
+      else assert.notEqual(expected, gits, "git took the cached id");
+    }
+    execFileSync("git", ["fsck", "--strict", "--no-dangling"], { cwd: root, stdio: "pipe" });
   });
 });
