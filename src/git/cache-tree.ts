@@ -33,26 +33,46 @@ export function readCacheTree(plain: PlainIndex): Map<string, CachedTree> | unde
 
 /** The extension's body: depth first, each folder's name, entry count (-1: invalid), subfolder count, then its id. */
 function parseTrees(body: Buffer, trees: Map<string, CachedTree>): boolean {
+  // Folders still to read below each open one: [path, subfolders left], innermost last.
+  const open: { path: string; left: number }[] = [];
   let at = 0;
-  const walk = (base: string, top: boolean): boolean => {
+  while (at < body.length) {
     const nul = body.indexOf(0, at);
-    const newline = nul < 0 ? -1 : body.indexOf(0x0a, nul);
-    if (nul < 0 || newline < 0) return false;
-    const name = body.toString("latin1", at, nul);
-    const [entries, subtrees] = body.toString("latin1", nul + 1, newline).split(" ");
-    const count = Number(entries);
-    const children = Number(subtrees);
-    if (!Number.isInteger(count) || !Number.isInteger(children) || children < 0) return false;
-    if (top !== (name === "")) return false;
-    const path = top ? "" : `${base}${name}/`;
-    at = newline + 1;
-    if (count >= 0) {
+    if (nul < 0) return false;
+    const top = open.length === 0;
+    if (top !== (nul === at) || (top && at > 0)) return false;
+    const parent = open[open.length - 1];
+    const path = parent ? `${parent.path}${body.toString("latin1", at, nul)}/` : "";
+    at = nul + 1;
+    const count = decimal(body, at, 0x20);
+    if (!count) return false;
+    const children = decimal(body, count.next, 0x0a);
+    if (!children || children.value < 0) return false;
+    at = children.next;
+    if (count.value >= 0) {
       if (at + 20 > body.length) return false;
-      trees.set(path, { count, id: body.subarray(at, at + 20) });
+      trees.set(path, { count: count.value, id: body.subarray(at, at + 20) });
       at += 20;
     }
-    for (let i = 0; i < children; i++) if (!walk(path, false)) return false;
-    return true;
-  };
-  return walk("", true) && at === body.length;
+    if (parent) parent.left -= 1;
+    open.push({ path, left: children.value });
+    while (open.length > 0 && (open[open.length - 1] as { left: number }).left === 0) open.pop();
+    if (open.length === 0) return at === body.length;
+  }
+  return false;
+}
+
+/** An ASCII decimal number (a leading "-" allowed) ending at `stop`, and where the bytes after it start. */
+function decimal(body: Buffer, at: number, stop: number): { value: number; next: number } | undefined {
+  const negative = body[at] === 0x2d;
+  let i = negative ? at + 1 : at;
+  let value = 0;
+  const first = i;
+  for (; i < body.length && body[i] !== stop; i++) {
+    const digit = (body[i] as number) - 0x30;
+    if (digit < 0 || digit > 9 || i - first > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  if (i === first || i >= body.length) return undefined;
+  return { value: negative ? -value : value, next: i + 1 };
 }
