@@ -3,7 +3,9 @@ import { extname, join } from "node:path";
 import { runGit } from "./exec.js";
 import { changedFolders, type FolderWalk, type UnchangedFolders, walkFolders } from "./folder-walk.js";
 import { answerFromIndex, type IndexedPaths } from "./ignored-from-index.js";
-import type { UntrackedFolders } from "./untracked-cache.js";
+import type { CheckedFolders } from "./untracked-cache.js";
+
+export type { CheckedFolders };
 
 /** Extensions of files that hold code: an implementation hidden in an ignored file is one of these. */
 const SOURCE = new Set(
@@ -94,14 +96,6 @@ export async function relistIgnored(
   for (const path of kept) paths.add(path);
   if (ask.length > 0) for (const path of await ignoredPaths(cwd, prefix, ask)) paths.add(path);
   return { paths, sources, walk: without(walk, skipped(paths), skip) };
-}
-
-/** Folders as git's status last checked them against its untracked cache (untracked-cache.ts). */
-export interface CheckedFolders {
-  /** When that status started (ms since the epoch). */
-  started: number;
-  /** Folder → its ctime in seconds, as the untracked cache holds it after that status. */
-  folders: UntrackedFolders;
 }
 
 /**

@@ -1,4 +1,3 @@
-import { existsSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { InputError } from "../config/input-error.js";
 import { activity, realTree } from "../process/activity.js";
@@ -12,7 +11,7 @@ import type { GitRepo } from "./git-repo.js";
 import { branchFromHeadFile, headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredBook } from "./ignored-book.js";
-import { type CheckedFolders, newIgnoredSources } from "./ignored-files.js";
+import { newIgnoredSources } from "./ignored-files.js";
 import { type IndexedPaths, indexedIn } from "./ignored-from-index.js";
 import { EMPTY_TREE, GANTRY_DIR, type TreeScope, UNBORN } from "./judge.js";
 import { type JudgedChange, parseJudgedDiff } from "./judged-changes.js";
@@ -20,7 +19,7 @@ import { JudgedTreeCache } from "./judged-tree-cache.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
 import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 import { headAndTree, trackedFiles } from "./tracked-files.js";
-import { readUntrackedFolders } from "./untracked-cache.js";
+import { checkedFolders } from "./untracked-cache.js";
 import { UserIndexBook } from "./user-index-book.js";
 
 export { UNBORN };
@@ -145,18 +144,10 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     if (!objects || lastJudgedTree?.length !== 40) return undefined;
     return indexedIn(new GitObjects(objects), lastJudgedTree, folders);
   };
-  // The folders the last judge's status checked, from the private index's untracked cache, once the judge
-  // queued before this finished (completion's: the listing runs beside it); not while an index.lock says a
-  // write of it did not happen (ignored-files.ts unchangedSince).
-  const checkedFolders = () =>
-    serial(async (): Promise<CheckedFolders | undefined> => {
-      const s = treeScope;
-      const started = s?.statusStarted;
-      if (!s || started === undefined || existsSync(join(s.git.dir, "index.lock"))) return undefined;
-      const folders = readUntrackedFolders(join(s.git.dir, "index"), hashBytes);
-      return folders && { started, folders };
-    });
-  const listings = ignoredBook(projectRoot, prefix, dirs, indexedNow, checkedFolders);
+  // The folders the last judge's status checked (untracked-cache.ts), once the judge queued before finished
+  // (completion's: the listing runs beside it).
+  const checked = () => serial(async () => checkedFolders(treeScope, hashBytes));
+  const listings = ignoredBook(projectRoot, prefix, dirs, indexedNow, checked);
   const listIgnored = async (before?: Set<string>): Promise<Set<string>> => {
     const now = ranHere();
     const sha = await head();

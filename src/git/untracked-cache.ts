@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readSync } from "node:fs";
+import { join } from "node:path";
 
 /**
  * The folders git's untracked cache (the index's `UNTR` extension) holds valid stat data for, by path from
@@ -9,6 +10,29 @@ import { closeSync, fstatSync, openSync, readSync } from "node:fs";
  * git stopped reading early) and everything under it is left out, as is any folder under one without valid data.
  */
 export type UntrackedFolders = Map<string, number>;
+
+/** Folders as git's status last checked them against its untracked cache. */
+export interface CheckedFolders {
+  /** When that status started (ms since the epoch). */
+  started: number;
+  /** Folder → its ctime in seconds, as the untracked cache holds it after that status. */
+  folders: UntrackedFolders;
+}
+
+/**
+ * The folders the last finished `git status` against the private index checked (`statusStarted`: when it
+ * started, judge-status.ts); undefined when none ran, or an index.lock says a write of the index did not
+ * happen (a status that cannot take the lock keeps its refreshed cache to itself).
+ */
+export function checkedFolders(
+  scope: { git: { dir: string }; statusStarted?: number } | undefined,
+  hashBytes: number,
+): CheckedFolders | undefined {
+  const started = scope?.statusStarted;
+  if (!scope || started === undefined || existsSync(join(scope.git.dir, "index.lock"))) return undefined;
+  const folders = readUntrackedFolders(join(scope.git.dir, "index"), hashBytes);
+  return folders && { started, folders };
+}
 
 const HASH = 20;
 /** info/exclude's and the excludes file's stat data (36 bytes each), the dir flags, then both hashes. */
