@@ -50,6 +50,9 @@ export class JudgedTreeCache {
     const { input } = this;
     const sha = await input.head();
     const s = await input.scope();
+    // Only a status of this judge vouches for the folders (untracked-cache.ts checkedFolders): one of an
+    // earlier judge says nothing of what changed since.
+    s.statusStarted = undefined;
     const now = input.ranHere();
     const last = this.last;
     if (last && last.sha === sha && now.writers === last.writers && now.runningWriters === 0) {

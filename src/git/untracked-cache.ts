@@ -20,9 +20,10 @@ export interface CheckedFolders {
 }
 
 /**
- * The folders the last finished `git status` against the private index checked (`statusStarted`: when it
- * started, judge-status.ts); undefined when none ran, or an index.lock says a write of the index did not
- * happen (a status that cannot take the lock keeps its refreshed cache to itself).
+ * The folders the latest judge's `git status` against the private index checked (`statusStarted`: when it
+ * started, judge-status.ts; each judge clears it first, judged-tree-cache.ts); undefined when that judge ran
+ * none, or an index.lock says a write of the index did not happen (a status that cannot take the lock keeps
+ * its refreshed cache to itself).
  */
 export function checkedFolders(
   scope: { git: { dir: string }; statusStarted?: number } | undefined,

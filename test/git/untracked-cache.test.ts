@@ -13,7 +13,7 @@ import {
   relistIgnored,
   unchangedSince,
 } from "../../src/git/ignored-files.js";
-import { readUntrackedFolders } from "../../src/git/untracked-cache.js";
+import { checkedFolders, readUntrackedFolders } from "../../src/git/untracked-cache.js";
 
 const temps: string[] = [];
 after(() => {
@@ -94,6 +94,13 @@ describe("git's untracked cache read from the index", () => {
     git(root, "-c", "index.recordEndOfIndexEntries=true", "update-index", "--no-untracked-cache");
     assert.equal(readUntrackedFolders(index), undefined, "no UNTR");
     assert.equal(readUntrackedFolders(index, 32), undefined, "a sha256 index is not read");
+    status(root);
+    const scope = { git: { dir: join(root, ".git") }, statusStarted: Date.now() };
+    assert.ok(checkedFolders(scope, 20), "a status of the latest judge: its folders");
+    assert.equal(checkedFolders({ git: scope.git }, 20), undefined, "the latest judge ran no status");
+    writeFileSync(`${index}.lock`, "");
+    assert.equal(checkedFolders(scope, 20), undefined, "a lock left: the status may not have written");
+    rmSync(`${index}.lock`);
   });
 
   it("says a folder is unchanged only from a later status and a ctime two seconds before the last listing", () => {
