@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { stampNow, writeCommit } from "./commit-object.js";
 import { buildCommittedTree } from "./committed-tree.js";
@@ -7,6 +6,7 @@ import { GitObjects } from "./git-objects.js";
 import type { CommitIndex } from "./index-merge.js";
 import { GANTRY_DIR, type TreeScope } from "./judge.js";
 import { type RawEntry, scanPlainIndex } from "./plain-index.js";
+import { readReusing } from "./reused-read.js";
 
 /**
  * The commit's entries, each list sorted as an index has them: the private index's (it holds exactly the
@@ -15,7 +15,12 @@ import { type RawEntry, scanPlainIndex } from "./plain-index.js";
 export function commitEntries(scope: TreeScope, gantryTree: string): CommitIndex | undefined {
   const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
   try {
-    const judged = objects ? scanPlainIndex(readFileSync(join(scope.git.dir, "index"))) : undefined;
+    // Read into the scope's own buffer: its judges and commits run one at a time, and the merge that uses
+    // these bytes keeps no view of them (index-merge.ts copies them into the file it writes).
+    scope.commitRead ??= {};
+    const judged = objects
+      ? scanPlainIndex(readReusing(join(scope.git.dir, "index"), scope.commitRead))
+      : undefined;
     const listed =
       judged && new GitObjects(objects as string).listTree(gantryTree, `${scope.prefix}${GANTRY_DIR}/`);
     if (!judged || !listed) return undefined;

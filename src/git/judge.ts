@@ -6,6 +6,7 @@ import type { PrivateGit } from "./hermetic.js";
 import { addPathspecs, differencesFromIndex } from "./judge-status.js";
 import { knownJudgedDiff, rememberJudgedDiff, treesWithKnownDiff } from "./judged-changes.js";
 import { rawTreeDiff, writeTreeFromIndex } from "./judged-tree-in-node.js";
+import type { ReadBuffer } from "./reused-read.js";
 
 export const UNBORN = "0000000000000000000000000000000000000000";
 export { EMPTY_TREE };
@@ -32,6 +33,8 @@ export interface TreeScope {
   lastDiff?: { head: string; tree: string; raw: string };
   /** When the last `git status` against the private index that finished started (judge-status.ts). */
   statusStarted?: number;
+  /** The commit's read of the private index (commit-in-node.ts), one buffer kept for the run. */
+  commitRead?: ReadBuffer;
 }
 
 /** gantry's own files never count as the content being judged. */

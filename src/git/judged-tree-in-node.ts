@@ -1,7 +1,7 @@
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type CachedTree, readCacheTree } from "./cache-tree.js";
 import { EMPTY_TREE, GitObjects, sortKey, type TreeEntry } from "./git-objects.js";
 import { ID, NAME, STAT, scanPlainIndex } from "./plain-index.js";
+import { type ReadBuffer, readReusing } from "./reused-read.js";
 
 const TREE = "40000";
 /** Past this many folders to build from the entries, git's write-tree writes the tree (and its cache-tree). */
@@ -26,7 +26,7 @@ const ZERO_ID = "0".repeat(40);
  */
 export function writeTreeFromIndex(indexPath: string, objectsDir: string): string | undefined {
   try {
-    const plain = scanPlainIndex(readReused(indexPath));
+    const plain = scanPlainIndex(readReusing(indexPath, scratch));
     const cached = plain && readCacheTree(plain);
     if (!plain || !cached) return undefined;
     const { bytes, count } = plain;
@@ -92,28 +92,10 @@ export function writeTreeFromIndex(indexPath: string, objectsDir: string): strin
 }
 
 /**
- * Where the private index is read each judge: one buffer kept for the run, so that a 6 MB index does not cost
- * fresh pages (their faults) a judge. Only writeTreeFromIndex uses it, synchronously, and keeps no view of it
- * (the tree objects it writes are copies).
+ * Where the private index is read each judge: one buffer kept for the run. Only writeTreeFromIndex uses it,
+ * synchronously, and keeps no view of it (the tree objects it writes are copies).
  */
-let scratch: Buffer | undefined;
-
-function readReused(path: string): Buffer {
-  const fd = openSync(path, "r");
-  try {
-    const size = fstatSync(fd).size;
-    if (!scratch || scratch.length < size) scratch = Buffer.allocUnsafeSlow(Math.ceil(size * 1.25));
-    let at = 0;
-    while (at < size) {
-      const read = readSync(fd, scratch, at, size - at, at);
-      if (read === 0) break;
-      at += read;
-    }
-    return scratch.subarray(0, at);
-  } finally {
-    closeSync(fd);
-  }
-}
+const scratch: ReadBuffer = {};
 
 /**
  * What `git diff-tree -r -z --no-renames <commit> <tree> -- :(top) :(exclude,top)<excluded>` prints, from
