@@ -21,6 +21,8 @@ export interface CommitPlan {
   userIndex?: string;
   /** The user's index as gantry last wrote it: not read again while the file is that one. */
   userIndexWritten?: UserIndexReset;
+  /** Where the merge writes the user's index (user-index-book.ts buffer); a fresh buffer when not given. */
+  userIndexBuffer?: (size: number) => Buffer;
   /** HEAD as it is now (read from the repository's files where it can be): checked against the commit made. */
   head: () => Promise<string>;
   /** Who commits (committer.ts): the private git has no config of its own. */
@@ -126,7 +128,7 @@ export async function commitJudged(
   const [commit = "", tree = ""] = out.trim().split(/\s+/);
   const userIndex =
     entries && plan.userIndex
-      ? resetUserIndex(plan.userIndex, scope.top, entries, plan.userIndexWritten)
+      ? resetUserIndex(plan.userIndex, scope.top, entries, plan.userIndexWritten, plan.userIndexBuffer)
       : undefined;
   if (entries && !userIndex)
     await runGitScript(

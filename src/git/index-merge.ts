@@ -36,12 +36,14 @@ export function mergeUserIndex(
   old: PlainIndex,
   oldMtimeSec: number,
   stillClean: (entry: RawEntry) => boolean,
+  allocate: (size: number) => Buffer = (size) => Buffer.alloc(size),
 ): MergedIndex | undefined {
   const { judged, gantry } = commit;
   const count = judged.count + gantry.length;
   let size = HEADER + ID + (judged.count > 0 ? judgedEnd(judged) - HEADER : 0);
   for (const entry of gantry) size += entrySize(entry.path.length);
-  const out = Buffer.alloc(size);
+  // Zero-filled, `size` long, 4-byte aligned (user-index-book.ts lends one kept for the run).
+  const out = allocate(size);
   out.write("DIRC", 0, "latin1");
   out.writeUInt32BE(old.version, 4);
   out.writeUInt32BE(count, 8);

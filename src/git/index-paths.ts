@@ -42,6 +42,11 @@ export class IndexPaths {
     return paths;
   }
 
+  /** Whether the last read's bytes are in `memory` (a buffer lent again must not be). */
+  holds(memory: ArrayBufferLike): boolean {
+    return this.last?.bytes.buffer === memory;
+  }
+
   /** The bytes of the version `key` names of the file this read last, when it was that one. */
   bytesOf(key: string): Buffer | undefined {
     return this.last?.key === key ? this.last.bytes : undefined;

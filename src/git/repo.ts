@@ -197,6 +197,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
           identity,
           userIndex,
           userIndexWritten,
+          userIndexBuffer: (size) => userIndexBook.buffer(size),
           ...(options?.ready ? { ready: options.ready } : {}),
         });
         const { commit } = made;

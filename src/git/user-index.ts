@@ -64,6 +64,7 @@ export function resetUserIndex(
   top: string,
   commit: CommitIndex,
   written?: UserIndexReset,
+  allocate?: (size: number) => Buffer,
 ): UserIndexReset | undefined {
   const lock = `${indexPath}.lock`;
   const fd = openSync(lock, "wx", 0o666);
@@ -80,7 +81,8 @@ export function resetUserIndex(
       closeSync(oldFd);
     }
     const oldMtimeSec = Number(oldStat.mtimeNs / 1_000_000_000n);
-    const merged = old && mergeUserIndex(commit, old, oldMtimeSec, (entry) => stillClean(top, entry));
+    const merged =
+      old && mergeUserIndex(commit, old, oldMtimeSec, (entry) => stillClean(top, entry), allocate);
     if (!merged) return undefined;
     for (let at = 0; at < merged.bytes.length; ) at += writeSync(fd, merged.bytes, at);
     chmodSync(lock, Number(oldStat.mode) & 0o777);

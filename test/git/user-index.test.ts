@@ -130,10 +130,12 @@ describe("the user's index reset to gantry's commit in node", () => {
   it("one run's commits in a row: the index it wrote last is taken as known only while it is that file", async () => {
     const top = project();
     const repo = await openRepo(top);
+    // Four commits: the third and fourth write into buffers the first and second lent (user-index-book.ts).
     for (const [i, byHand] of [
       [1, false],
       [2, true],
       [3, false],
+      [4, false],
     ] as const) {
       writeFileSync(join(top, `src/n${i}.ts`), `${i}\n`);
       writeFileSync(join(top, ".gantry/features/f/prd.json"), `{"done":${i}}\n`);
