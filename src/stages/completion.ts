@@ -20,8 +20,8 @@ export const completionStage: Stage = {
     const { run, story } = ctx;
     // The last guard looks at the disk whatever ran before it: what it judges here is what is committed.
     const judging = run.git.judge({ recheck: true });
-    // The ignored files are listed at the same time (both only read the working tree). The listing's folder
-    // walk runs on this thread: it starts once the judge's git program has, not before it.
+    // The ignored files are listed once the judge is done (the repository's queue orders the two): the
+    // listing takes the folders the judge's status just checked from git's untracked cache.
     const before = ctx.ignoredAtStart;
     const listing = before ? nextTurn().then(() => run.git.newIgnoredSources(before)) : Promise.resolve([]);
     listing.catch(() => undefined);
