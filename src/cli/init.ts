@@ -16,6 +16,7 @@ import type { ConfigInput } from "../config/schema.js";
 import { sandboxStatusLine } from "../process/sandbox.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { ensureGitignored, type GitignoreUpdate } from "../util/gitignore.js";
+import { packageFile } from "../util/package-file.js";
 import { FEATURES_DIR, projectRoot } from "./project.js";
 
 export interface InitOptions {
@@ -34,7 +35,7 @@ export const GITIGNORE_ENTRIES = [".gantry/runs/", ".gantry/lock"] as const;
 
 /** gantry's config schema, as `$schema` reaches it from .gantry/config.json (relative to that file). */
 export function schemaReference(root: string): string {
-  const schema = fileURLToPath(new URL("../../schemas/config.schema.json", import.meta.url));
+  const schema = fileURLToPath(packageFile("schemas/config.schema.json"));
   const rel = relative(join(root, ".gantry"), schema);
   return isAbsolute(rel) ? pathToFileURL(schema).href : rel.split(sep).join("/");
 }

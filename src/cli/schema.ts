@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { InputError } from "../config/input-error.js";
+import { packageFile } from "../util/package-file.js";
 
 export const SCHEMA_NAMES = ["config", "prd", "hook-payload"] as const;
 
@@ -12,7 +13,7 @@ export async function schemaCommand(name: string): Promise<number> {
       `expected one of ${SCHEMA_NAMES.join(", ")}, got ${JSON.stringify(name)}`,
     );
   }
-  const url = new URL(`../../schemas/${name}.schema.json`, import.meta.url);
+  const url = packageFile(`schemas/${name}.schema.json`);
   process.stdout.write(readFileSync(url, "utf8"));
   return 0;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { ValidateFunction } from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
+import { packageFile } from "../util/package-file.js";
 
 /** The request bodies the server accepts, as JSON Schemas committed under schemas/serve/. */
 export const BODY_SCHEMAS = ["answer", "control"] as const;
@@ -8,8 +9,7 @@ export type BodySchema = (typeof BODY_SCHEMAS)[number];
 
 export type BodyValidators = Record<BodySchema, (body: unknown) => string | undefined>;
 
-export const bodySchemaFile = (name: BodySchema) =>
-  new URL(`../../schemas/serve/${name}.schema.json`, import.meta.url);
+export const bodySchemaFile = (name: BodySchema) => packageFile(`schemas/serve/${name}.schema.json`);
 
 /**
  * Compiles each schema once; a validator returns undefined for a valid body, else one line saying what is

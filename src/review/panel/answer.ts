@@ -2,9 +2,10 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type Ajv2020 from "ajv/dist/2020.js";
 import type { ReviewAnswer } from "../../config/review-answer-schema.js";
+import { packageFile } from "../../util/package-file.js";
 
 /** The committed schema every reviewer's answer is validated against (generated from the zod source). */
-export const ANSWER_SCHEMA_URL = new URL("../../../schemas/review-answer.schema.json", import.meta.url);
+export const ANSWER_SCHEMA_URL = packageFile("schemas/review-answer.schema.json");
 
 type Validate = ((data: unknown) => boolean) & {
   errors?: { instancePath: string; message?: string }[] | null;
