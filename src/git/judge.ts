@@ -1,4 +1,4 @@
-import { closeSync, constants, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
+import { closeSync, constants, existsSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
 import { join, posix } from "node:path";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import { EMPTY_TREE } from "./git-objects.js";
@@ -99,10 +99,12 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   const exclusion = `:(exclude,top)${scope.prefix}${GANTRY_DIR}`;
   const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
   const inNode = objects !== undefined && indexExists(scope);
+  const env =
+    rebase && !existsSync(join(scope.git.dir, "index")) ? withoutPreload(scope.git.env) : scope.git.env;
   const script = async (known: string) => {
     const args = [head === UNBORN ? "" : head, rebase ? "1" : "", gantry, exclusion, against, known];
     if (listed) args.push("paths", ...listed);
-    return runGitScript(scope.cwd, JUDGE_SCRIPT, args, scope.git.env, JUDGE_STEPS);
+    return runGitScript(scope.cwd, JUDGE_SCRIPT, args, env, JUDGE_STEPS);
   };
   const known = objects !== undefined ? "*" : treesWithKnownDiff(scope.prefix, against).join(" ");
   const out = await script(inNode ? "-" : known);
@@ -136,6 +138,20 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   if (problems.length > 0)
     throw new JudgeRefusal(`the working tree cannot be judged: ${problems.join("; ")}`);
   return tree;
+}
+
+/**
+ * The run's first judge with no stat cache: the index read from HEAD has no stat data, so git's preload (an
+ * lstat of every entry on threads, to mark the unchanged ones) can mark none, and `add` looks at each
+ * entry again anyway: at 50,000 files a third of the judge's lstats (≈ 0.2 s of CPU) for nothing.
+ */
+function withoutPreload(env: Record<string, string>): Record<string, string> {
+  return {
+    ...env,
+    GIT_CONFIG_COUNT: "1",
+    GIT_CONFIG_KEY_0: "core.preloadIndex",
+    GIT_CONFIG_VALUE_0: "false",
+  };
 }
 
 /**
