@@ -26,6 +26,8 @@ export async function probeAgent(
   cwd: string,
   env: NodeJS.ProcessEnv = process.env,
   timeoutMs = VERSION_TIMEOUT_MS,
+  /** How a program is looked up (the pre-flight's shares one shell among its lookups). */
+  lookUp = (command: string) => programProblem(command, cwd, env),
 ): Promise<AgentProbe> {
   if (adapter.name === "command") {
     const run = config.agent.command?.run;
@@ -37,7 +39,7 @@ export async function probeAgent(
           'not set; agent.default "command" runs this command with the prompt on standard input (or set agent.default to claude, codex, gemini, aider or opencode)',
       };
     }
-    const problem = await programProblem(run, cwd, env);
+    const problem = await lookUp(run);
     return problem
       ? {
           kind: "broken",
@@ -48,7 +50,7 @@ export async function probeAgent(
   }
   if (!adapter.bin) return { kind: "ready", detail: "no executable to check (a plugin's adapter)" };
   if (!adapter.versionArgs) {
-    const problem = await programProblem(shellQuote(adapter.bin), cwd, env);
+    const problem = await lookUp(shellQuote(adapter.bin));
     return problem
       ? { kind: "broken", where: "agent.default", problem: `"${adapter.name}" cannot start: ${problem}` }
       : { kind: "ready", detail: adapter.bin };

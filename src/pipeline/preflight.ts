@@ -14,7 +14,7 @@ import { NO_PLUGINS, registerPluginAgents } from "../plugins/registry.js";
 import type { PluginSet } from "../plugins/types.js";
 import { describeHint, keyHints } from "../prd/key-hints.js";
 import { parsePrd, readPrdRaw } from "../prd/load.js";
-import { programProblem } from "../process/command-word.js";
+import { programLookups } from "../process/command-word.js";
 import { sandboxStatusLine, sandboxSupport } from "../process/sandbox.js";
 import {
   CONFIG_ORIGIN,
@@ -83,6 +83,10 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
   let plugins = NO_PLUGINS;
   let resolved: ResolvedReporter[] = [];
 
+  // The agent's and the quality commands' programs, looked up by one shell (a lookup each would be a shell
+  // each, and lookups at the same time would each start a command helper the run then never needs).
+  const lookUp = programLookups(root, env);
+
   const prds = input.prds.map((prd) =>
     check((found) => {
       const raw = readPrdRaw(prd.path, prd.display);
@@ -115,7 +119,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
           `unknown agent "${name}"; expected one of ${registry.names().join(", ")}`,
         );
       }
-      const probe = await probeAgent(registry.create(name, config), config, root, env);
+      const probe = await probeAgent(registry.create(name, config), config, root, env, undefined, lookUp);
       if (probe.kind === "broken") throw new InputError(configFile, probe.where, probe.problem);
       if (probe.kind === "unconfirmed") found.warnings.push(`warning: agent ${name}: ${probe.detail}`);
       else found.passed.push(`agent ${name}: ${probe.detail}`);
@@ -163,14 +167,6 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
   });
 
   const commands = config.quality.commands;
-  // One lookup at a time: each is a few milliseconds of /bin/sh, and lookups at the same time would each
-  // start a command helper of their own (a fork of this whole process) that the run then never needs.
-  let lookups: Promise<unknown> = Promise.resolve();
-  const lookUpInTurn = <T>(lookUp: () => Promise<T>): Promise<T> => {
-    const next = lookups.then(lookUp, lookUp);
-    lookups = next.catch(() => undefined);
-    return next;
-  };
   const quality = [
     check(() => {
       if (!commands.test && mandatoryGates(config).includes("verify"))
@@ -184,7 +180,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
       check(async () => {
         const command = commands[key];
         if (!command) return;
-        const problem = await lookUpInTurn(() => programProblem(command, root, env));
+        const problem = await lookUp(command);
         if (problem) throw new InputError(configFile, `quality.commands.${key}`, `cannot run: ${problem}`);
       }),
     ),

@@ -101,3 +101,63 @@ function lastLine(output: string): string | undefined {
     .filter(Boolean)
     .pop();
 }
+
+/**
+ * programProblem for several command lines, asked of one /bin/sh: the lookups requested before the event
+ * loop next turns (the pre-flight's agent and quality commands) go out together, each program word once,
+ * instead of a shell each. A word the shell does not find is asked again alone, for the shell's own words.
+ */
+export function programLookups(
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): (command: string) => Promise<string | undefined> {
+  let pending: Map<string, ((problem: Promise<string | undefined>) => void)[]> | undefined;
+  const flush = async (batch: Map<string, ((problem: Promise<string | undefined>) => void)[]>) => {
+    const words = [...batch.keys()];
+    const missing = await missingWords(words, cwd, env);
+    for (const [i, word] of words.entries()) {
+      const answer =
+        missing && !missing.has(i) ? Promise.resolve(undefined) : programProblem(shellQuote(word), cwd, env);
+      for (const settle of batch.get(word) ?? []) settle(answer);
+    }
+  };
+  return (command) => {
+    const word = programWord(command);
+    if (word === undefined || word.includes("/")) return programProblem(command, cwd, env);
+    if (!pending) {
+      const batch = new Map<string, ((problem: Promise<string | undefined>) => void)[]>();
+      pending = batch;
+      setImmediate(() => {
+        pending = undefined;
+        void flush(batch);
+      });
+    }
+    const waiting = pending.get(word) ?? [];
+    pending.set(word, waiting);
+    return new Promise<string | undefined>((settle) => waiting.push(settle));
+  };
+}
+
+/** The indexes of the words `command -v` does not find, in one shell; undefined when that shell failed. */
+async function missingWords(
+  words: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Set<number> | undefined> {
+  const result = await execCommand({
+    command: `i=0; for w in ${words.map(shellQuote).join(" ")}; do i=$((i+1)); command -v -- "$w" >/dev/null 2>&1 || echo "$i"; done`,
+    viaHelper: true,
+    cwd,
+    env,
+    timeoutMs: LOOKUP_TIMEOUT_MS,
+    killGraceMs: 500,
+    tailBytes: 4096,
+  });
+  if (result.exitCode !== 0 || result.timedOut || result.spawnError) return undefined;
+  return new Set(
+    result.output
+      .split("\n")
+      .filter((line) => /^\d+$/.test(line.trim()))
+      .map((line) => Number(line.trim()) - 1),
+  );
+}

@@ -3,7 +3,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { programProblem, programWord } from "../../src/process/command-word.js";
+import { activity } from "../../src/process/activity.js";
+import { programLookups, programProblem, programWord } from "../../src/process/command-word.js";
 
 const dir = mkdtempSync(join(tmpdir(), "gantry-command-word-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,6 +48,32 @@ describe("the program a command line starts", () => {
     assert.equal(await programProblem("./plain.sh", dir, env), "./plain.sh: Permission denied");
     assert.equal(await programProblem("./nope.sh x", dir, env), "./nope.sh: not found");
     assert.equal(await programProblem("./bin", dir, env), "./bin: is not a file");
+    assert.equal(existsSync(join(dir, "ran.txt")), false, "a program that was found is not run");
+  });
+
+  it("asked together, are looked up by one shell and answered as one at a time would be", async () => {
+    const env = { ...process.env, PATH: `${join(dir, "bin")}:/usr/bin:/bin` };
+    const lookUp = programLookups(dir, env);
+    const before = activity().started;
+    const found = await Promise.all([
+      lookUp("agent -p"),
+      lookUp("true"),
+      lookUp("CI=1 agent x"),
+      lookUp("cd a"),
+    ]);
+    assert.deepEqual(found, [undefined, undefined, undefined, undefined]);
+    assert.equal(activity().started - before, 2, "one command (its start and its end)");
+    const [missing, path, left, again] = await Promise.all([
+      lookUp("claude -p"),
+      lookUp("./plain.sh"),
+      lookUp("$X run"),
+      lookUp("'claude'"),
+    ]);
+    assert.equal(missing, await programProblem("claude -p", dir, env));
+    assert.match(missing ?? "", /claude: not found$/);
+    assert.equal(again, missing, "the same word, asked twice, answered once");
+    assert.equal(path, "./plain.sh: Permission denied");
+    assert.equal(left, undefined);
     assert.equal(existsSync(join(dir, "ran.txt")), false, "a program that was found is not run");
   });
 });
