@@ -2,6 +2,7 @@ import { closeSync, constants, existsSync, ftruncateSync, openSync, statSync, wr
 import { join, posix } from "node:path";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import { EMPTY_TREE } from "./git-objects.js";
+import { headTreeWithoutGantry } from "./head-without-gantry.js";
 import type { PrivateGit } from "./hermetic.js";
 import { addPathspecs, differencesFromIndex } from "./judge-status.js";
 import { knownJudgedDiff, rememberJudgedDiff, treesWithKnownDiff } from "./judged-changes.js";
@@ -50,8 +51,8 @@ const JUDGE_STEPS = [
 ];
 
 /**
- * The judge in one shell ($1 HEAD or "" when unborn, $2 "1" to rebase the index on HEAD, $3 .gantry/'s
- * pathspec, $4 its exclusion, $5 what to compare with, $6 trees whose diff against $5 is known ("*": node
+ * The judge in one shell ($1 HEAD or "" when unborn, or HEAD's tree without .gantry, $2 "1" to rebase the
+ * index on HEAD, $3 .gantry/'s pathspec (none: $1 is without it already), $4 its exclusion, $5 what to compare with, $6 trees whose diff against $5 is known ("*": node
  * reads every diff, "-": node also writes the tree), then "paths" and the pathspecs to add when only those
  * are added): the tree on the first line, then diff-tree -z of HEAD and the tree for the escapes check (or
  * "=" for a known one).
@@ -63,7 +64,7 @@ const JUDGE_SCRIPT = [
   `e=${FIRST_STEP_EXIT}; exclude=$4; compare=$5; known=$6`,
   `if [ "$2" = 1 ]; then`,
   `  if [ -n "$1" ]; then git read-tree -m -i "$1" || exit $((e+0)); else git read-tree --empty || exit $((e+0)); fi`,
-  `  git rm -r -q -f --cached --ignore-unmatch -- "$3" >/dev/null || exit $((e+1))`,
+  `  if [ -n "$3" ]; then git rm -r -q -f --cached --ignore-unmatch -- "$3" >/dev/null || exit $((e+1)); fi`,
   "fi",
   // $7 "paths": only the pathspecs after it (what git's status listed; none: nothing to add), else all.
   // (No exclusion with them: git then leaves out the files of an untracked folder named as `dir/`.)
@@ -101,8 +102,20 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   const inNode = objects !== undefined && indexExists(scope);
   const env =
     rebase && !existsSync(join(scope.git.dir, "index")) ? withoutPreload(scope.git.env) : scope.git.env;
+  // Rebased on HEAD: the index read from HEAD's tree without .gantry when node can write that tree.
+  const base =
+    rebase && objects !== undefined && head !== UNBORN
+      ? headTreeWithoutGantry(objects, head, scope.prefix)
+      : undefined;
   const script = async (known: string) => {
-    const args = [head === UNBORN ? "" : head, rebase ? "1" : "", gantry, exclusion, against, known];
+    const args = [
+      base ?? (head === UNBORN ? "" : head),
+      rebase ? "1" : "",
+      base ? "" : gantry,
+      exclusion,
+      against,
+      known,
+    ];
     if (listed) args.push("paths", ...listed);
     return runGitScript(scope.cwd, JUDGE_SCRIPT, args, env, JUDGE_STEPS);
   };
