@@ -119,6 +119,7 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
       signal: controller.signal,
       reporters,
       plugins,
+      ...(preflight.repository ? { repository: preflight.repository } : {}),
       warn: (line) => process.stderr.write(`${line}\n`),
       onStart: (run) => Object.assign(facts, run),
       onSummary: (summary) => Object.assign(facts, { summary }),

@@ -9,8 +9,20 @@ export interface CommitOptions {
   ready?: Promise<unknown>;
 }
 
+/** Where a repository is, as `git rev-parse` says it (real, absolute paths). */
+export interface RepoLocations {
+  /** The project root's path from the top level ("" or "packages/x/"). */
+  prefix: string;
+  gitDir: string;
+  commonDir: string;
+  top: string;
+  objectFormat: string;
+}
+
 export interface GitRepo {
   readonly root: string;
+  /** Where it is (rev-parse's answer once): what another openRepo of the same root in this run may reuse. */
+  readonly locations: RepoLocations;
   /** The working tree's top level (root, or a folder above it when gantry runs in a subfolder). */
   readonly top: string;
   head(): Promise<string>;

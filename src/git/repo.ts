@@ -7,7 +7,7 @@ import { committerIdentity } from "./committer.js";
 import { runGit } from "./exec.js";
 import { gitReason } from "./git-error.js";
 import { GitObjects } from "./git-objects.js";
-import type { GitRepo } from "./git-repo.js";
+import type { GitRepo, RepoLocations } from "./git-repo.js";
 import { branchFromHeadFile, headFromFiles } from "./head-file.js";
 import { createPrivateGit, type PrivateGit } from "./hermetic.js";
 import { ignoredBook } from "./ignored-book.js";
@@ -22,17 +22,8 @@ import { headAndTree, trackedFiles } from "./tracked-files.js";
 import { checkedFolders } from "./untracked-cache.js";
 import { UserIndexBook } from "./user-index-book.js";
 
+export type { RepoLocations };
 export { UNBORN };
-
-/** Where a repository is, as `git rev-parse` says it (real, absolute paths). */
-export interface RepoLocations {
-  /** The project root's path from the top level ("" or "packages/x/"). */
-  prefix: string;
-  gitDir: string;
-  commonDir: string;
-  top: string;
-  objectFormat: string;
-}
 
 /** Where the repository at projectRoot is, asked of git; a setup git cannot work in is an InputError. */
 async function locateRepo(projectRoot: string): Promise<RepoLocations> {
@@ -64,7 +55,8 @@ async function locateRepo(projectRoot: string): Promise<RepoLocations> {
  */
 export async function openRepo(projectRoot: string, known?: RepoLocations): Promise<GitRepo> {
   const raw = (args: string[]) => runGit(projectRoot, args);
-  const { prefix, gitDir, commonDir, top, objectFormat: format } = known ?? (await locateRepo(projectRoot));
+  const locations = known ?? (await locateRepo(projectRoot));
+  const { prefix, gitDir, commonDir, top, objectFormat: format } = locations;
   const outside = [`:(exclude,top)${prefix}${GANTRY_DIR}`];
   const hashBytes = format === "sha256" ? 32 : 20;
   /** gantry's last commit and its tree (.gantry/ included). */
@@ -169,6 +161,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
 
   return {
     root: projectRoot,
+    locations,
     top,
     head,
     judgedChanges,

@@ -8,7 +8,7 @@ import { probeAgent } from "../agents/probe.js";
 import { AgentRegistry } from "../agents/registry.js";
 import { InputError } from "../config/input-error.js";
 import { type Config, mandatoryGates } from "../config/schema.js";
-import { openRepo } from "../git/repo.js";
+import { openRepo, type RepoLocations } from "../git/repo.js";
 import { loadPlugins } from "../plugins/loader.js";
 import { NO_PLUGINS, registerPluginAgents } from "../plugins/registry.js";
 import type { PluginSet } from "../plugins/types.js";
@@ -45,6 +45,8 @@ export interface PreflightReport {
   /** Loaded once here and handed to the run, so no plugin factory is called twice. */
   plugins: PluginSet;
   reporters: ResolvedReporter[];
+  /** Where the repository is, as the git check found it: the run opens it again without asking git. */
+  repository?: RepoLocations;
 }
 
 const QUALITY_KEYS = [
@@ -82,6 +84,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
   let stories = 0;
   let plugins = NO_PLUGINS;
   let resolved: ResolvedReporter[] = [];
+  let located: RepoLocations | undefined;
 
   // The agent's and the quality commands' programs, looked up by one shell (a lookup each would be a shell
   // each, and lookups at the same time would each start a command helper the run then never needs).
@@ -136,6 +139,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
 
   const repository = check(async (found) => {
     const git = await openRepo(root);
+    located = git.locations;
     try {
       const identity = await git.commitIdentityProblem();
       if (identity) throw new InputError(root, "git", identity);
@@ -201,6 +205,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
     stories,
     plugins,
     reporters: resolved,
+    ...(located ? { repository: located } : {}),
   };
   if (commands.test && !report.problems.some((p) => p.where.startsWith("quality.commands")))
     report.passed.push(`test command: ${commands.test}`);

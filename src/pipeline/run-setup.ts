@@ -4,7 +4,7 @@ import { AgentRegistry } from "../agents/registry.js";
 import { createEventBus } from "../bus/event-bus.js";
 import { InputError } from "../config/input-error.js";
 import { type Config, DEFAULT_TRIGGER_TIMEOUT_SECONDS, mandatoryGates } from "../config/schema.js";
-import { openRepo } from "../git/repo.js";
+import { openRepo, type RepoLocations } from "../git/repo.js";
 import { VerdictBook } from "../ledger/book.js";
 import type { RunControl } from "../model/run-control.js";
 import { loadPlugins } from "../plugins/loader.js";
@@ -31,6 +31,8 @@ export interface RunSetup {
   warn: (line: string) => void;
   /** Plugins already loaded (by the pre-flight); loaded here when absent. */
   plugins?: PluginSet;
+  /** Where the repository is, when the pre-flight found it already. */
+  repository?: RepoLocations;
 }
 
 export function newRunId(now = new Date()): string {
@@ -71,7 +73,7 @@ export async function createRunContext(
       `"bwrap" is required, but ${sandbox.reason}; install bubblewrap or set "auto" or "off"`,
     );
   }
-  const git = await openRepo(root);
+  const git = await openRepo(root, setup.repository);
   const runId = newRunId();
   // Inherited by every process the run starts, so leftovers can be found and stopped (leftovers.ts).
   process.env[RUN_ID_VARIABLE] = runId;

@@ -1,6 +1,6 @@
 import { InputError } from "../config/input-error.js";
 import type { Config } from "../config/schema.js";
-import { openRepo } from "../git/repo.js";
+import { openRepo, type RepoLocations } from "../git/repo.js";
 import { EXIT } from "../model/exit-codes.js";
 import { countEnds, type RunSummary } from "../model/run.js";
 import type { PluginSet } from "../plugins/types.js";
@@ -53,6 +53,8 @@ export interface RunOptions {
   parallel?: number;
   /** `gantry merge-shards`: the shard branches merged in, instead of stories run. */
   shards?: ShardTip[];
+  /** Where the repository is, as the pre-flight found it (no `rev-parse` again); asked of git when absent. */
+  repository?: RepoLocations;
 }
 
 interface Walk {
@@ -111,7 +113,7 @@ export async function runFeature(options: RunOptions): Promise<number> {
 
 /** The earlier run of this feature, when it did not finish (its story's work is still in the tree). */
 async function checkStart(options: RunOptions): Promise<{ previous?: RunStateData; worktrees: number }> {
-  const git = await openRepo(options.root);
+  const git = await openRepo(options.root, options.repository);
   const previous = previousRun(options.root, options.feature);
   if (isResumable(previous) && previous) {
     const killed = killRunProcesses(previous.runId);
@@ -128,7 +130,12 @@ async function checkStart(options: RunOptions): Promise<{ previous?: RunStateDat
     );
   }
   for (const note of await reconcile(previous, git, options.prdPath)) options.warn(`gantry: ${note}`);
-  const leftovers = await settleStoryWorktrees(options.root, options.feature, options.prdPath);
+  const leftovers = await settleStoryWorktrees(
+    options.root,
+    options.feature,
+    options.prdPath,
+    options.repository,
+  );
   for (const note of leftovers.notes) options.warn(`gantry: ${note}`);
   // Looked for only when it matters (a whole stat pass and folder walk of the user's tree).
   const dirty = options.allowDirty || isResumable(previous) ? [] : await git.dirtyFiles();

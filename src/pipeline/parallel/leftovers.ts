@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { RefBook } from "../../git/ref-book.js";
+import type { RepoLocations } from "../../git/repo.js";
 import { commitSubjectOf, isAncestor } from "../../git/worktree.js";
 import { loadPrd } from "../../prd/load.js";
 import { saveStoryPatch } from "../../prd/save.js";
@@ -16,8 +17,9 @@ export async function settleStoryWorktrees(
   root: string,
   feature: string,
   prdPath: string,
+  known?: RepoLocations,
 ): Promise<{ notes: string[]; remaining: number }> {
-  const home = await worktreeHome(root, feature);
+  const home = await worktreeHome(root, feature, known);
   if (!existsSync(worktreesDir(home))) return { notes: [], remaining: 0 };
   const stories = loadPrd(prdPath).userStories;
   const ids = stories.map((s) => s.id);

@@ -35,7 +35,19 @@ export interface StoryWorktree {
   base: string;
 }
 
-export async function worktreeHome(root: string, feature: string): Promise<WorktreeHome> {
+export async function worktreeHome(
+  root: string,
+  feature: string,
+  known?: RepoLocations,
+): Promise<WorktreeHome> {
+  if (known)
+    return {
+      top: known.top,
+      prefix: known.prefix,
+      commonDir: known.commonDir,
+      feature,
+      objectFormat: known.objectFormat,
+    };
   const [prefix = "", commonRaw = ".git", top = root, objectFormat = "sha1"] = (
     await runGit(root, [
       "rev-parse",
