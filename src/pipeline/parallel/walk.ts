@@ -50,7 +50,7 @@ export async function walkInParallel(
   walk: ParallelWalk,
 ): Promise<PassedStory[]> {
   widenGitHelpers(workers + 1);
-  const home = await worktreeHome(run.root, run.feature);
+  const home = await worktreeHome(run.root, run.feature, run.git.locations);
   const book = new RefBook();
   const leftovers = await storyWorktrees(
     home,

@@ -26,7 +26,7 @@ export async function walkShards(
   walk: ParallelWalk,
   warn: (line: string) => void,
 ): Promise<PassedStory[]> {
-  const home = await worktreeHome(run.root, run.feature);
+  const home = await worktreeHome(run.root, run.feature, run.git.locations);
   const book = new RefBook();
   const passed: PassedStory[] = [];
   for (const shard of shards) {
