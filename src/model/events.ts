@@ -10,7 +10,14 @@ import type { TestFailure, VerifyResult, VerifyStatus, VerifyStrategy } from "./
 
 /** One piece of evidence of the test-integrity gate: what the story did to the tests, and where. */
 export interface TestIntegrityFinding {
-  kind: "test-deleted" | "test-renamed-away" | "marker-added" | "fewer-tests" | "test-config-changed";
+  kind:
+    | "test-deleted"
+    | "test-renamed-away"
+    | "marker-added"
+    | "fewer-tests"
+    | "test-config-changed"
+    | "check-config-changed"
+    | "suppression-added";
   file: string;
   line?: number;
   evidence: string;

@@ -47,7 +47,9 @@ export function integrityFailure(
       ),
       `Restore the deleted or renamed tests, remove the skip / todo / only markers you added, keep every test`,
       `that ran before running, and leave the test command and the runner configuration as they were.`,
-      `Make the story's code satisfy the tests instead. The story cannot pass while these remain.`,
+      `Remove the lint / type-check suppressions you added (eslint-disable, biome-ignore, @ts-ignore, noqa, ...)`,
+      `and leave the lint and type-check commands and their configuration as they were.`,
+      `Make the story's code satisfy the tests and the checks instead. The story cannot pass while these remain.`,
     ],
   );
 }

@@ -5,11 +5,16 @@ import { testEnvironment } from "../env.js";
 import { familyOf, isTestFile } from "../test-conventions.js";
 import type { StoryWork } from "../workspace.js";
 import { allowingCriterion, findingKey } from "./test-integrity/allowance.js";
+import { checkConfigChanges } from "./test-integrity/check-config-files.js";
 import { qualityCommandsChange } from "./test-integrity/gantry-commands.js";
 import { addedMarkers, hasMarkerRules } from "./test-integrity/markers.js";
+import { addedSuppressions, hasSuppressionRules } from "./test-integrity/suppressions.js";
 import { testConfigChanges } from "./test-integrity/test-config-files.js";
 import { countTests, type FileCount } from "./test-integrity/test-counts.js";
 import { changedLines, EMPTY_TREE, treeChanges } from "./test-integrity/tree-diff.js";
+
+/** The `quality.commands` that judge the code without running it: what `check-config-changed` covers there. */
+const CHECK_COMMANDS = new Set(["lint", "typecheck"]);
 
 /** `allowedBy` of a finding a person allowed during the run (the events log has who answered). */
 export const ANSWERED = "interaction answer: test-integrity approve";
@@ -27,7 +32,9 @@ export interface TestIntegrityResult {
  * The test-integrity gate: the judged tree against the story's base commit. Fails, with the file, line
  * and what, when a test file was deleted or renamed away, a skip / todo / only marker was added, a changed
  * test file executes fewer tests than it did at base, or what defines the test command changed (runner
- * config, test scripts, `quality.commands`) — unless an acceptance criterion allows that finding.
+ * config, test scripts, `quality.commands`); and when the story weakened the lint / type checks that
+ * review runs: their configuration changed, or a suppression comment added — unless an acceptance
+ * criterion allows that finding.
  * Emits `test-integrity:result` for the ledger, bound to the tree judged.
  */
 export async function runTestIntegrity(
@@ -83,13 +90,14 @@ export async function judgeIntegrity(
     }
   }
 
-  const scanned = changes
-    .filter((c) => c.status !== "D" && hasMarkerRules(c.path))
-    .filter((c) => isTestSource(c.path) || familyOf(c.path) === "rs")
-    .map((c) => c.path);
+  const present = changes.filter((c) => c.status !== "D").map((c) => c.path);
+  const marked = present.filter((p) => hasMarkerRules(p) && (isTestSource(p) || familyOf(p) === "rs"));
+  const suppressible = present.filter(hasSuppressionRules);
+  const scanned = [...new Set([...marked, ...suppressible])];
   const lines = await changedLines(run.root, base, tree, scanned, changes);
-  for (const path of scanned) {
-    for (const hit of addedMarkers(path, lines.get(path) ?? { added: [], removed: [] })) {
+  const linesOf = (path: string) => lines.get(path) ?? { added: [], removed: [] };
+  for (const path of marked) {
+    for (const hit of addedMarkers(path, linesOf(path))) {
       found.push({
         kind: "marker-added",
         file: path,
@@ -98,19 +106,33 @@ export async function judgeIntegrity(
       });
     }
   }
+  for (const path of suppressible) {
+    for (const hit of addedSuppressions(path, linesOf(path))) {
+      const evidence = `new ${hit.suppression}: ${hit.text}`;
+      found.push({ kind: "suppression-added", file: path, line: hit.line, evidence });
+    }
+  }
 
-  const { test, testScoped } = run.config.quality.commands;
+  const { test, testScoped, lint, typecheck } = run.config.quality.commands;
   const testCommands = [test, testScoped].filter((c): c is string => Boolean(c));
+  const checkCommands = [lint, typecheck].filter((c): c is string => Boolean(c));
   for (const change of await testConfigChanges({ root: run.root, base, tree, changes, testCommands })) {
     found.push({ kind: "test-config-changed", ...change });
   }
-  const commands = await qualityCommandsChange({
+  const configs = { root: run.root, base, tree, changes, testCommands, checkCommands };
+  for (const change of await checkConfigChanges(configs)) {
+    found.push({ kind: "check-config-changed", ...change });
+  }
+  const gantryConfig = {
     root: run.root,
     base: unborn ? undefined : ctx.baseSha,
     head: judged.sha,
     loaded: run.config.quality.commands,
-  });
+  };
+  const commands = await qualityCommandsChange({ ...gantryConfig, only: (key) => !CHECK_COMMANDS.has(key) });
   if (commands) found.push({ kind: "test-config-changed", ...commands });
+  const checks = await qualityCommandsChange({ ...gantryConfig, only: (key) => CHECK_COMMANDS.has(key) });
+  if (checks) found.push({ kind: "check-config-changed", ...checks });
 
   const touchedTests = changes.some((c) => isTestSource(c.from) || isTestSource(c.path));
   if (!touchedTests && found.length === 0) {

@@ -8,6 +8,10 @@ const ALLOWING_WORDS: Record<TestIntegrityFinding["kind"], RegExp> = {
   "fewer-tests": /\b(delete|deleting|remove|removing|drop|fewer|reduce)/i,
   "marker-added": /\b(skip|todo|only|ignore|xfail|disable|focus)/i,
   "test-config-changed": /\b(change|update|edit|modify|set|replace|rewrite|configure|add|remove|rename)/i,
+  "check-config-changed":
+    /\b(change|update|edit|modify|set|replace|rewrite|configure|add|remove|rename|relax|loosen|disabl|enabl|ignor|exclud|suppress|turn)/i,
+  "suppression-added":
+    /\b(disabl|ignor|suppress|silenc|exempt|nolint|noqa|allow\(|ts-expect-error|ts-nocheck)/i,
 };
 
 /**

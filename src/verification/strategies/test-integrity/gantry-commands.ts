@@ -8,20 +8,27 @@ import { readAt } from "./tree-diff.js";
  * `quality.commands` of `.gantry/config.json` now (the file on disk, and HEAD's copy when the story moved
  * HEAD: neither is part of the judged tree) against the base commit's. A difference counts only when it
  * also differs from the config this run loaded at its start, so a user's own uncommitted edit made before
- * the run is not the story's doing.
+ * the run is not the story's doing. `only`: the command names compared (all when absent), so that the
+ * test commands and the lint / type-check commands can be told apart.
  */
 export async function qualityCommandsChange(input: {
   root: string;
   base: string | undefined;
   head?: string;
   loaded: unknown;
+  only?: (key: string) => boolean;
 }): Promise<ConfigFinding | undefined> {
+  const { only } = input;
+  const pick = (commands: unknown): unknown =>
+    only && commands && typeof commands === "object"
+      ? Object.fromEntries(Object.entries(commands).filter(([key]) => only(key)))
+      : commands;
   const file = ".gantry/config.json";
   const path = join(input.root, file);
   // The base's copy is read only when a candidate differs from what the run loaded (one git show fewer a story).
   let base: unknown;
   const baseCommands = async () => {
-    base ??= commandsOf(input.base ? await readAt(input.root, input.base, file) : undefined);
+    base ??= pick(commandsOf(input.base ? await readAt(input.root, input.base, file) : undefined));
     return base;
   };
   const candidates: { text: string | undefined; where: string }[] = [
@@ -34,8 +41,8 @@ export async function qualityCommandsChange(input: {
     });
   }
   for (const { text, where } of candidates) {
-    const now = commandsOf(text);
-    if (same(now, input.loaded ?? {}) || same(now, await baseCommands())) continue;
+    const now = pick(commandsOf(text));
+    if (same(now, pick(input.loaded ?? {})) || same(now, await baseCommands())) continue;
     if (now === INVALID)
       return { file, evidence: `${file}${where} is no longer valid JSON: quality.commands cannot be read` };
     const was = stringRecord(base);

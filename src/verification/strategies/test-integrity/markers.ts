@@ -1,5 +1,5 @@
 import { familyOf } from "../../test-conventions.js";
-import type { FileLines } from "./patch-lines.js";
+import { type FileLines, newLines } from "./patch-lines.js";
 
 /** One marker that stops a test from running (or runs only some), found on a line the story added. */
 export interface MarkerHit {
@@ -79,15 +79,8 @@ export function hasMarkerRules(path: string): boolean {
  */
 export function addedMarkers(path: string, lines: FileLines): MarkerHit[] {
   const rules = RULES.get(familyOf(path)) ?? [];
-  const removed = new Map<string, number>();
-  for (const { text } of lines.removed) removed.set(text.trim(), (removed.get(text.trim()) ?? 0) + 1);
   const hits: MarkerHit[] = [];
-  for (const { line, text } of lines.added) {
-    const moved = removed.get(text.trim()) ?? 0;
-    if (moved > 0) {
-      removed.set(text.trim(), moved - 1);
-      continue;
-    }
+  for (const { line, text } of newLines(lines)) {
     for (const rule of rules) {
       const match = rule.pattern.exec(text);
       if (!match) continue;

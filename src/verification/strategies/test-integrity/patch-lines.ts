@@ -84,3 +84,17 @@ export function unquotePath(name: string): string {
   }
   return Buffer.from(bytes).toString("utf8");
 }
+
+/**
+ * The lines a change really added: an added line whose text (trimmed) is among the removed lines was only
+ * moved or re-indented, and is left out (each removed line excuses one added line).
+ */
+export function newLines(lines: FileLines): { line: number; text: string }[] {
+  const removed = new Map<string, number>();
+  for (const { text } of lines.removed) removed.set(text.trim(), (removed.get(text.trim()) ?? 0) + 1);
+  return lines.added.filter(({ text }) => {
+    const moved = removed.get(text.trim()) ?? 0;
+    if (moved > 0) removed.set(text.trim(), moved - 1);
+    return moved === 0;
+  });
+}

@@ -10,6 +10,7 @@ import {
   stringRecord,
   testBlock,
 } from "./config-text.js";
+import { reachedScripts, scriptChanges } from "./package-scripts.js";
 import { readAt, type TreeChange } from "./tree-diff.js";
 
 /** A change to what defines or configures the test command, with where it shows. */
@@ -131,22 +132,10 @@ function comparePackage(
       { file: path, evidence: "package.json is no longer valid JSON: the test scripts cannot be read" },
     ];
   if (!was) return [];
-  const findings: ConfigFinding[] = [];
   const wasScripts = stringRecord(was.scripts);
   const nowScripts = stringRecord(now.scripts);
-  for (const name of testScripts(testCommands, wasScripts, nowScripts)) {
-    const from = wasScripts[name];
-    const to = nowScripts[name];
-    if (from === to) continue;
-    const what =
-      from === undefined
-        ? `added as ${JSON.stringify(to)}`
-        : to === undefined
-          ? `removed (was ${JSON.stringify(from)})`
-          : `${JSON.stringify(from)} → ${JSON.stringify(to)}`;
-    const line = lineOf(after ?? "", `"${name}"`, '"scripts"');
-    findings.push({ file: path, ...(line ? { line } : {}), evidence: `scripts.${name}: ${what}` });
-  }
+  const names = testScripts(testCommands, wasScripts, nowScripts);
+  const findings = scriptChanges(path, names, wasScripts, nowScripts, after);
   for (const key of PACKAGE_RUNNER_KEYS) {
     if (canonical(was[key]) === canonical(now[key])) continue;
     const line = lineOf(after ?? "", `"${key}"`);
@@ -163,32 +152,5 @@ export function testScripts(
   testCommands: readonly string[],
   ...scriptSets: Record<string, string>[]
 ): string[] {
-  const names = new Set<string>();
-  const queue = [...testCommands];
-  for (const scripts of scriptSets) {
-    for (const [name, body] of Object.entries(scripts)) {
-      if (!TEST_SCRIPT.test(name)) continue;
-      names.add(name);
-      queue.push(body);
-    }
-  }
-  for (let i = 0; i < queue.length && i < 1000; i++) {
-    for (const name of invokedScripts(queue[i] ?? "")) {
-      if (names.has(name)) continue;
-      names.add(name);
-      for (const scripts of scriptSets) if (scripts[name] !== undefined) queue.push(scripts[name]);
-    }
-  }
-  return [...names].sort();
-}
-
-function invokedScripts(command: string): string[] {
-  const names: string[] = [];
-  for (const match of command.matchAll(
-    /\b(?:npm|pnpm|yarn|bun)\s+(?:run(?:-script)?\s+)?([A-Za-z0-9:._-]+)/g,
-  )) {
-    const name = match[1] ?? "";
-    names.push(name === "t" || name === "tst" ? "test" : name);
-  }
-  return names;
+  return reachedScripts(testCommands, TEST_SCRIPT, scriptSets);
 }

@@ -57,6 +57,9 @@ export async function treeChanges(
   return changes;
 }
 
+/** Past this many paths the whole diff is read and filtered, rather than an argument list that long. */
+const MAX_PATHSPEC = 2000;
+
 /**
  * Added and removed lines of `paths` (paths now, renames followed) between `base` and `tree`. A renamed
  * file is diffed against its old path, so only what the story changed in it counts as added: git pairs a
@@ -75,6 +78,7 @@ export async function changedLines(
   const oldNames = (changes ?? (await treeChanges(root, base, tree)))
     .filter((c) => wanted.has(c.path))
     .map((c) => c.from);
+  const names = [...new Set([...paths, ...oldNames])];
   const out = await runGit(root, [
     "diff",
     "-U0",
@@ -88,7 +92,7 @@ export async function changedLines(
     base,
     tree,
     "--",
-    ...[...new Set([...paths, ...oldNames])].map((path) => `:(literal)${path}`),
+    ...(names.length > MAX_PATHSPEC ? [":(exclude).gantry"] : names.map((path) => `:(literal)${path}`)),
   ]);
   return patchLines(out, wanted);
 }
