@@ -74,6 +74,67 @@ describe("a criterion that allows a test-integrity finding", () => {
   });
 });
 
+describe("a criterion that allows a lint / type-check finding", () => {
+  it("check-config-changed: the config file named with a word for changing or relaxing it", () => {
+    const tsconfig = finding("check-config-changed", "packages/web/tsconfig.json");
+    for (const criterion of [
+      "Change tsconfig.json to target ES2022",
+      "Relax strict mode in packages/web/tsconfig.json for the generated client",
+      "Turn on skipLibCheck in tsconfig.json",
+      "Exclude the generated folder in tsconfig.json",
+      "Disable the noExplicitAny rule in tsconfig.json",
+      "Enable allowJs in tsconfig.json",
+    ]) {
+      assert.equal(allowingCriterion(tsconfig, [criterion]), criterion, criterion);
+    }
+    assert.equal(
+      allowingCriterion(tsconfig, ["tsconfig.json stays strict"]),
+      undefined,
+      "no word of the kind",
+    );
+    assert.equal(allowingCriterion(tsconfig, ["Relax the rules in biome.json"]), undefined, "another file");
+    const lint = finding("check-config-changed", ".gantry/config.json");
+    const criterion = "Change quality.commands.lint to eslint";
+    assert.equal(allowingCriterion(lint, [criterion]), criterion);
+  });
+
+  it("suppression-added: the file named with a word for suppressing; ordinary words like 'allow' or 'expect' do not", () => {
+    const file = "src/legacy/parse.ts";
+    const hit = finding("suppression-added", file);
+    for (const criterion of [
+      "Disable the no-explicit-any lint rule for src/legacy/parse.ts",
+      "Ignore the type error in parse.ts until the library is fixed",
+      "Suppress the biome warning on the generated table in parse.ts",
+      "Silence noUnusedVariables in parse.ts",
+      "parse.ts may carry a @ts-expect-error for the untyped module",
+      "parse.ts may carry a // @ts-nocheck",
+      "Add #[allow(dead_code)] to parse.ts",
+      "Mark the import in parse.ts with noqa",
+      "Mark the call in parse.ts with nolint",
+    ]) {
+      assert.equal(allowingCriterion(hit, [criterion]), criterion, criterion);
+    }
+    for (const criterion of [
+      "parse.ts allows a trailing comma",
+      "parse.ts expects a number and returns it",
+      "Change parse.ts to read dates",
+      "Skip empty lines in parse.ts",
+    ]) {
+      assert.equal(allowingCriterion(hit, [criterion]), undefined, criterion);
+    }
+    assert.equal(
+      allowingCriterion(finding("check-config-changed", file), ["Ignore the type error in parse.ts"]),
+      "Ignore the type error in parse.ts",
+      "ignoring is also a word for relaxing a config",
+    );
+    assert.equal(
+      allowingCriterion(finding("marker-added", file), ["Suppress the warning in parse.ts"]),
+      undefined,
+      "suppress is not a word for a skip marker",
+    );
+  });
+});
+
 describe("findingKey", () => {
   it("is equal for equal findings and differs in any of kind, file, line and evidence; no line is line 0", () => {
     const base: TestIntegrityFinding = {

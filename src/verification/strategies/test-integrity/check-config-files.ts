@@ -112,7 +112,13 @@ export function compareCheckConfig(
     if (was.text === now.text) return [];
     const at = firstDifference(was.lines, now.lines);
     const line = now.start > 0 ? now.start + at.index : undefined;
-    const what = now.header ?? was.header ?? "the checker section";
+    // The section the change is in, as shared files hold several checkers' sections.
+    const header = (lines: string[]) =>
+      lines
+        .slice(0, at.index + 1)
+        .findLast((text) => /^\s*\[/.test(text))
+        ?.trim();
+    const what = header(now.lines) ?? header(was.lines) ?? "the checker section";
     return [{ file: path, ...(line ? { line } : {}), evidence: `${what} changed: ${at.text}` }];
   }
   if (base === "package.json") return comparePackage(path, before, after, checkCommands, testCommands);
