@@ -105,13 +105,33 @@ export const TARGETS = [
   },
   {
     mutate: "src/verification/strategies/test-integrity/gantry-commands.ts",
-    tests: ["test/verification/test-integrity/test-config-files.test.ts"],
+    tests: [
+      "test/verification/test-integrity/test-config-files.test.ts",
+      "test/verification/test-integrity/check-config-files.test.ts",
+    ],
+  },
+  {
+    mutate: "src/verification/strategies/test-integrity/suppressions.ts",
+    tests: ["test/verification/test-integrity/suppressions.test.ts"],
+  },
+  {
+    mutate: "src/verification/strategies/test-integrity/check-config-files.ts",
+    tests: ["test/verification/test-integrity/check-config-files.test.ts"],
+  },
+  {
+    mutate: "src/verification/strategies/test-integrity/package-scripts.ts",
+    tests: [
+      "test/verification/test-integrity/test-config-rules.test.ts",
+      "test/verification/test-integrity/check-config-files.test.ts",
+    ],
   },
   ...["tree-diff", "patch-lines"].map((part) => ({
     mutate: `src/verification/strategies/test-integrity/${part}.ts`,
     tests: [
       "test/verification/test-integrity/patch-lines.test.ts",
       "test/verification/test-integrity/tree-diff.test.ts",
+      "test/verification/test-integrity/markers.test.ts",
+      "test/verification/test-integrity/suppressions.test.ts",
     ],
   })),
   {

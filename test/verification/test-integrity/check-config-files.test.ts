@@ -9,6 +9,7 @@ import {
   compareCheckConfig,
   isCheckConfigFile,
 } from "../../../src/verification/strategies/test-integrity/check-config-files.js";
+import { qualityCommandsChange } from "../../../src/verification/strategies/test-integrity/gantry-commands.js";
 import { reachedScripts } from "../../../src/verification/strategies/test-integrity/package-scripts.js";
 import { treeChanges } from "../../../src/verification/strategies/test-integrity/tree-diff.js";
 import { git, write } from "../../support/fixture-repo.js";
@@ -217,6 +218,46 @@ describe("lint / type-check configuration files", () => {
 describe("lint / type-check configuration changes (a real repository)", () => {
   const work = realpathSync(mkdtempSync(join(tmpdir(), "gantry-check-config-")));
   after(() => rmSync(work, { recursive: true, force: true }));
+
+  it("quality.commands compared for some commands only: the others' changes are not seen, nor the run's own edit", async () => {
+    const root = join(work, "commands");
+    mkdirSync(root);
+    git(root, "init", "-q", "-b", "main");
+    const config = (commands: Record<string, string>) =>
+      `${JSON.stringify({ quality: { commands } }, null, 2)}\n`;
+    const was = { test: "node --test", lint: "biome lint", typecheck: "tsc" };
+    write(root, ".gantry/config.json", config(was));
+    git(root, "add", "-A");
+    git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base");
+    const base = git(root, "rev-parse", "HEAD");
+    const checks = (key: string) => key === "lint" || key === "typecheck";
+    const tests = (key: string) => !checks(key);
+    write(root, ".gantry/config.json", config({ ...was, lint: "true" }));
+    assert.deepEqual(await qualityCommandsChange({ root, base, loaded: was, only: checks }), {
+      file: ".gantry/config.json",
+      line: 5,
+      evidence: 'quality.commands.lint: "biome lint" → "true"',
+    });
+    assert.equal(await qualityCommandsChange({ root, base, loaded: was, only: tests }), undefined);
+    // The user changed the test command before the run; the story changed the lint command.
+    const loaded = { ...was, test: "node --test test/" };
+    write(root, ".gantry/config.json", config({ ...loaded, lint: "true" }));
+    assert.equal(await qualityCommandsChange({ root, base, loaded, only: tests }), undefined);
+    assert.match(
+      (await qualityCommandsChange({ root, base, loaded, only: checks }))?.evidence ?? "",
+      /^quality\.commands\.lint:/,
+    );
+    write(root, ".gantry/config.json", "{ not json");
+    assert.match(
+      (await qualityCommandsChange({ root, base, loaded, only: checks }))?.evidence ?? "",
+      /no longer valid JSON/,
+    );
+    write(root, ".gantry/config.json", `${JSON.stringify({ quality: { commands: "x" } })}\n`);
+    assert.equal(
+      (await qualityCommandsChange({ root, base, loaded, only: checks }))?.evidence,
+      'quality.commands.lint: "biome lint" → null; quality.commands.typecheck: "tsc" → null',
+    );
+  });
 
   it("reads both sides from git: renamed away, renamed into place, changed, and unrelated files", async () => {
     const root = join(work, "repo");
