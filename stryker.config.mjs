@@ -116,7 +116,14 @@ export const TARGETS = [
   },
   {
     mutate: "src/verification/strategies/test-integrity/check-config-files.ts",
-    tests: ["test/verification/test-integrity/check-config-files.test.ts"],
+    tests: [
+      "test/verification/test-integrity/check-config-files.test.ts",
+      "test/verification/test-integrity/named-configs.test.ts",
+    ],
+  },
+  {
+    mutate: "src/verification/strategies/test-integrity/named-configs.ts",
+    tests: ["test/verification/test-integrity/named-configs.test.ts"],
   },
   {
     mutate: "src/verification/strategies/test-integrity/package-scripts.ts",

@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import { canonical, firstDifference, lineOf, parseObject, sectionOf, stringRecord } from "./config-text.js";
+import { CHECK_SCRIPT, isNamed, namedCheckConfigs } from "./named-configs.js";
 import { reachedScripts, scriptChanges } from "./package-scripts.js";
 import { type ConfigFinding, testScripts } from "./test-config-files.js";
 import { readAt, type TreeChange } from "./tree-diff.js";
@@ -47,8 +48,6 @@ const SECTION_FILES: Record<string, (section: string) => boolean> = {
 };
 /** package.json keys that configure a checker whole. */
 const PACKAGE_CHECK_KEYS = ["eslintConfig", "eslintIgnore", "prettier", "stylelint"];
-/** npm script names that are about lint or type checks whatever the configured commands say. */
-const CHECK_SCRIPT = /^(?:pre|post)?(?:lint|typecheck|type-check|check-types|types|tsc)(?:$|[:._-])/;
 
 function wholeFileTool(base: string): string | undefined {
   return WHOLE_FILES.find(([pattern]) => pattern.test(base))?.[1];
@@ -64,7 +63,8 @@ export function isCheckConfigFile(path: string): boolean {
  * Changes from base to the judged tree that alter what the lint and type-check commands judge: checker
  * config files, the checker sections of shared files, and in package.json the scripts the configured
  * `lint` / `typecheck` commands reach (and every `lint*` / `typecheck*` script) and the checker keys.
- * A script the test commands also reach is the test-config check's finding, not found twice.
+ * A script the test commands also reach is the test-config check's finding, not found twice. A file
+ * the commands name after a config flag (`eslint -c lint/rules.cjs`) counts as a whole, whatever its name.
  */
 export async function checkConfigChanges(input: {
   root: string;
@@ -75,16 +75,36 @@ export async function checkConfigChanges(input: {
   testCommands: readonly string[];
 }): Promise<ConfigFinding[]> {
   const findings: ConfigFinding[] = [];
+  const named = await namedCheckConfigs(input);
+  const known = (path: string) => isCheckConfigFile(path) || isNamed(path, named);
   for (const change of input.changes) {
-    const wasConfig = change.status !== "A" && isCheckConfigFile(change.from);
-    const isConfig = change.status !== "D" && isCheckConfigFile(change.path);
+    const wasConfig = change.status !== "A" && known(change.from);
+    const isConfig = change.status !== "D" && known(change.path);
     if (!wasConfig && !isConfig) continue;
     const before = wasConfig ? await readAt(input.root, input.base, change.from) : undefined;
     const after = isConfig ? await readAt(input.root, input.tree, change.path) : undefined;
     const path = isConfig ? change.path : change.from;
+    if (!isCheckConfigFile(path)) {
+      const what = `${path} (named by the lint / type-check command as its configuration)`;
+      findings.push(...wholeFileChange(path, what, before, after));
+      continue;
+    }
     findings.push(...compareCheckConfig(path, before, after, input.checkCommands, input.testCommands));
   }
   return findings;
+}
+
+function wholeFileChange(
+  path: string,
+  what: string,
+  before: string | undefined,
+  after: string | undefined,
+): ConfigFinding[] {
+  if (before === after) return [];
+  if (after === undefined) return [{ file: path, evidence: `${what} deleted` }];
+  if (before === undefined) return [{ file: path, evidence: `${what} added` }];
+  const at = firstDifference(before.split("\n"), after.split("\n"));
+  return [{ file: path, line: at.line, evidence: `${what} changed at line ${at.line}: ${at.text}` }];
 }
 
 /** One config file's base and current text (undefined: absent) compared; exported for unit tests. */
@@ -98,13 +118,7 @@ export function compareCheckConfig(
   if (before === after) return [];
   const base = posix.basename(path);
   const tool = wholeFileTool(base);
-  if (tool) {
-    const what = `${base} (${tool} configuration)`;
-    if (after === undefined) return [{ file: path, evidence: `${what} deleted` }];
-    if (before === undefined) return [{ file: path, evidence: `${what} added` }];
-    const at = firstDifference(before.split("\n"), after.split("\n"));
-    return [{ file: path, line: at.line, evidence: `${what} changed at line ${at.line}: ${at.text}` }];
-  }
+  if (tool) return wholeFileChange(path, `${base} (${tool} configuration)`, before, after);
   const section = SECTION_FILES[base];
   if (section) {
     const was = sectionOf(before ?? "", section);
