@@ -1,5 +1,12 @@
 /** Small text helpers the test-config checks share: JSON, INI / TOML sections, a JS object block, line numbers. */
 
+/** A change to what defines or configures the test, lint or type-check command, with where it shows. */
+export interface ConfigFinding {
+  file: string;
+  line?: number;
+  evidence: string;
+}
+
 export function parseObject(text: string): Record<string, unknown> | undefined {
   try {
     const value = JSON.parse(text) as unknown;

@@ -1,5 +1,4 @@
-import { lineOf } from "./config-text.js";
-import type { ConfigFinding } from "./test-config-files.js";
+import { type ConfigFinding, lineOf } from "./config-text.js";
 
 /**
  * The package.json scripts some commands reach: every script whose name `own` matches, each script a

@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import {
+  type ConfigFinding,
   canonical,
   clip,
   firstDifference,
@@ -13,12 +14,7 @@ import {
 import { reachedScripts, scriptChanges } from "./package-scripts.js";
 import { readAt, type TreeChange } from "./tree-diff.js";
 
-/** A change to what defines or configures the test command, with where it shows. */
-export interface ConfigFinding {
-  file: string;
-  line?: number;
-  evidence: string;
-}
+export type { ConfigFinding };
 
 /** Files that configure a test runner as a whole: any change to one is a finding. */
 const WHOLE_FILES = [
