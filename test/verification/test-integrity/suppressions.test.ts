@@ -167,6 +167,62 @@ describe("lint / type-check suppressions on added lines", () => {
     );
   });
 
+  it("every rule, each named with its tool (one line each, that only it matches)", () => {
+    const cases: [string, string, string][] = [
+      ["a.css", "/* biome-ignore lint: x */", "biome-ignore (biome)"],
+      ["a.less", "/* prettier-ignore */", "prettier-ignore (prettier)"],
+      ["a.py", "# pytype: disable=attribute-error", "pytype: disable (pytype)"],
+      ["a.py", "# isort: skip", "isort: skip (isort)"],
+      ["a.py", "# pyre-fixme[6]", "pyre-fixme (pyre)"],
+      ["a.rs", "#[cfg_attr(test, allow(unused))]", "#[cfg_attr(test, allow( (rustc/clippy)"],
+      ["A.java", "// CHECKSTYLE:OFF", "CHECKSTYLE:OFF (checkstyle)"],
+      ["A.java", "// checkstyle : off", "checkstyle : off (checkstyle)"],
+      ["A.java", "//noinspection unchecked", "noinspection (IntelliJ)"],
+      ["A.kt", "// ktlint-disable no-wildcard-imports", "ktlint-disable (ktlint)"],
+      ["A.java", '@SuppressFBWarnings("EI")', "@SuppressFBWarnings (javac/kotlinc)"],
+      ["A.cs", "// ReSharper disable once UnusedVariable", "ReSharper disable (ReSharper)"],
+      ["A.cs", '[assembly: SuppressMessage("x", "y")]', "[assembly: SuppressMessage (code analysis)"],
+      ["a.php", "# phpcs:disable", "phpcs:disable (phpcs)"],
+      ["a.php", "/** @psalm-suppress InvalidArgument */", "@psalm-suppress (phpstan/psalm)"],
+      ["a.cc", "// cppcheck-suppress nullPointer", "cppcheck-suppress (cppcheck)"],
+      ["a.hpp", "int x; // NOLINTNEXTLINE", "NOLINTNEXTLINE (clang-tidy)"],
+      ["a.c", "#pragma clang diagnostic ignored", "#pragma clang diagnostic ignored (gcc/clang)"],
+      ["a.rb", "# rubocop:todo Metrics/AbcSize", "rubocop:todo (rubocop)"],
+      ["a.js", "/*  eslint-disable  */", "eslint-disable (eslint)"],
+      ["a.rs", "#  [  allow  ( unused ) ]", "# [ allow ( (rustc/clippy)"],
+    ];
+    for (const [path, line, expected] of cases) {
+      assert.deepEqual(found(path, [line]), [`1:${expected}`], `${path}: ${line}`);
+    }
+  });
+
+  it("every file extension with rules reads its language's suppressions, and not another's", () => {
+    const families: [string[], string, string][] = [
+      [
+        [".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".vue", ".svelte", ".astro"],
+        "// @ts-ignore",
+        "# noqa",
+      ],
+      [[".css", ".scss", ".sass", ".less"], "/* stylelint-disable */", "// @ts-ignore"],
+      [[".py", ".pyi"], "# noqa", "// @ts-ignore"],
+      [[".go"], "//nolint", "# noqa"],
+      [[".rs"], "#[allow(unused)]", "//nolint"],
+      [[".rb"], "# rubocop:disable X", "# noqa"],
+      [[".java", ".kt", ".kts"], "@SuppressWarnings", "# noqa"],
+      [[".cs"], "#pragma warning disable", "# noqa"],
+      [[".php"], "// phpcs:ignore", "# noqa"],
+      [[".swift"], "// swiftlint:disable x", "# noqa"],
+      [[".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh"], "// NOLINT", "# noqa"],
+      [[".sh", ".bash"], "# shellcheck disable=SC1", "# noqa"],
+    ];
+    for (const [extensions, own, other] of families) {
+      for (const extension of extensions) {
+        assert.equal(found(`src/f${extension}`, [own]).length, 1, `${extension}: ${own}`);
+        assert.deepEqual(found(`src/f${extension}`, [other]), [], `${extension}: ${other}`);
+      }
+    }
+  });
+
   it("a moved or re-indented line is not new; each removed line excuses one added line", () => {
     assert.deepEqual(
       found("src/a.ts", ["  // @ts-ignore", "// @ts-ignore", "x(); // noqa"], ["// @ts-ignore"]),

@@ -75,78 +75,66 @@ const JVM: SuppressionRule[] = [
   rule("IntelliJ", String.raw`\/\/\s*(noinspection)\b`),
   rule("ktlint", String.raw`\/\/\s*(ktlint-disable)\b`),
 ];
-const FAMILIES: Record<string, SuppressionRule[]> = {
-  js: JS,
-  css: CSS,
-  py: PY,
-  go: GO,
-  rs: RS,
-  rb: [hashComment("rubocop", String.raw`rubocop\s*:\s*(?:disable|todo)\b`)],
-  jvm: JVM,
-  cs: [
-    rule("C# compiler", String.raw`(#\s*pragma\s+warning\s+disable)\b`),
-    rule("code analysis", String.raw`(\[\s*(?:assembly\s*:\s*)?SuppressMessage)\b`),
-    rule("ReSharper", String.raw`\/\/\s*(ReSharper\s+disable)\b`),
-  ],
-  php: [
-    cComment("phpcs", String.raw`phpcs:(?:ignore|disable)\b`),
-    rule("phpcs", String.raw`#\s*(phpcs:(?:ignore|disable))\b`),
-    rule("phpstan/psalm", String.raw`(@(?:phpstan-ignore[\w-]*|psalm-suppress|codingStandardsIgnore\w*))\b`),
-  ],
-  swift: [cComment("swiftlint", String.raw`swiftlint\s*:\s*disable\b`)],
-  c: [
-    rule("clang-tidy", String.raw`(NOLINT(?:NEXTLINE|BEGIN)?)\b`),
-    rule("gcc/clang", String.raw`(#\s*pragma\s+(?:GCC|clang)\s+diagnostic\s+ignored)\b`),
-    cComment("cppcheck", String.raw`cppcheck-suppress\b`),
-  ],
-  sh: [hashComment("shellcheck", String.raw`shellcheck\s+disable\b`)],
-};
-const EXTENSIONS: Record<string, string> = {
-  ".ts": "js",
-  ".tsx": "js",
-  ".mts": "js",
-  ".cts": "js",
-  ".js": "js",
-  ".jsx": "js",
-  ".mjs": "js",
-  ".cjs": "js",
-  ".vue": "js",
-  ".svelte": "js",
-  ".astro": "js",
-  ".css": "css",
-  ".scss": "css",
-  ".sass": "css",
-  ".less": "css",
-  ".py": "py",
-  ".pyi": "py",
-  ".go": "go",
-  ".rs": "rs",
-  ".rb": "rb",
-  ".java": "jvm",
-  ".kt": "jvm",
-  ".kts": "jvm",
-  ".cs": "cs",
-  ".php": "php",
-  ".swift": "swift",
-  ".c": "c",
-  ".h": "c",
-  ".cc": "c",
-  ".cpp": "c",
-  ".cxx": "c",
-  ".hpp": "c",
-  ".hh": "c",
-  ".sh": "sh",
-  ".bash": "sh",
-};
-
-function rulesOf(path: string): SuppressionRule[] | undefined {
-  const family = EXTENSIONS[posix.extname(path).toLowerCase()];
-  return family === undefined ? undefined : FAMILIES[family];
-}
+const CS: SuppressionRule[] = [
+  rule("C# compiler", String.raw`(#\s*pragma\s+warning\s+disable)\b`),
+  rule("code analysis", String.raw`(\[\s*(?:assembly\s*:\s*)?SuppressMessage)\b`),
+  rule("ReSharper", String.raw`\/\/\s*(ReSharper\s+disable)\b`),
+];
+const PHP: SuppressionRule[] = [
+  cComment("phpcs", String.raw`phpcs:(?:ignore|disable)\b`),
+  rule("phpcs", String.raw`#\s*(phpcs:(?:ignore|disable))\b`),
+  rule("phpstan/psalm", String.raw`(@(?:phpstan-ignore[\w-]*|psalm-suppress|codingStandardsIgnore\w*))\b`),
+];
+const C: SuppressionRule[] = [
+  rule("clang-tidy", String.raw`(NOLINT(?:NEXTLINE|BEGIN)?)\b`),
+  rule("gcc/clang", String.raw`(#\s*pragma\s+(?:GCC|clang)\s+diagnostic\s+ignored)\b`),
+  cComment("cppcheck", String.raw`cppcheck-suppress\b`),
+];
+const RB = [hashComment("rubocop", String.raw`rubocop\s*:\s*(?:disable|todo)\b`)];
+const SWIFT = [cComment("swiftlint", String.raw`swiftlint\s*:\s*disable\b`)];
+const SH = [hashComment("shellcheck", String.raw`shellcheck\s+disable\b`)];
+/** By file extension (lower case). */
+const RULES = new Map<string, SuppressionRule[]>([
+  [".ts", JS],
+  [".tsx", JS],
+  [".mts", JS],
+  [".cts", JS],
+  [".js", JS],
+  [".jsx", JS],
+  [".mjs", JS],
+  [".cjs", JS],
+  [".vue", JS],
+  [".svelte", JS],
+  [".astro", JS],
+  [".css", CSS],
+  [".scss", CSS],
+  [".sass", CSS],
+  [".less", CSS],
+  [".py", PY],
+  [".pyi", PY],
+  [".go", GO],
+  [".rs", RS],
+  [".rb", RB],
+  [".java", JVM],
+  [".kt", JVM],
+  [".kts", JVM],
+  [".cs", CS],
+  [".php", PHP],
+  [".swift", SWIFT],
+  [".c", C],
+  [".h", C],
+  [".cc", C],
+  [".cpp", C],
+  [".cxx", C],
+  [".hpp", C],
+  [".hh", C],
+  [".sh", SH],
+  [".bash", SH],
+]);
 
 /** Whether suppressions are looked for in this file at all (by its extension). */
 export function hasSuppressionRules(path: string): boolean {
-  return rulesOf(path) !== undefined;
+  return RULES.has(posix.extname(path).toLowerCase());
 }
 
 /**
@@ -154,13 +142,13 @@ export function hasSuppressionRules(path: string): boolean {
  * re-indented (the same text, trimmed, among the removed lines) is not new and does not count.
  */
 export function addedSuppressions(path: string, lines: FileLines): SuppressionHit[] {
-  const rules = rulesOf(path) ?? [];
+  const rules = RULES.get(posix.extname(path).toLowerCase()) ?? [];
   const hits: SuppressionHit[] = [];
   for (const { line, text } of newLines(lines)) {
     for (const { tools, pattern } of rules) {
       const match = pattern.exec(text);
       if (!match) continue;
-      const name = (match[1] as string).replace(/\s+/g, " ").trim();
+      const name = (match[1] as string).replace(/\s+/g, " ");
       hits.push({ line, suppression: `${name} (${tools})`, text: text.trim().slice(0, 200) });
       break;
     }
