@@ -166,6 +166,20 @@ describe("test-integrity: the story's change between its base and the judged tre
     assert.deepEqual([...given.keys()], ["new-name.test.js"]);
   });
 
+  it("past the pathspec's limit reads the whole diff, renames paired, and keeps only the files asked for", async () => {
+    const given = await treeChanges(app, base, tree);
+    for (const changes of [given, undefined]) {
+      const whole = await changedLines(app, base, tree, ["edit.txt", "new-name.test.js"], changes, 1);
+      assert.deepEqual(
+        [...whole.entries()].sort(),
+        [
+          ...(await changedLines(app, base, tree, ["edit.txt", "new-name.test.js"], changes)).entries(),
+        ].sort(),
+      );
+      assert.deepEqual([...whole.keys()].sort(), ["edit.txt", "new-name.test.js"]);
+    }
+  });
+
   it("leaves out files not asked for and deleted files", async () => {
     const lines = await changedLines(app, base, tree, ["gone.txt", "keep.txt"]);
     assert.equal(lines.size, 0);

@@ -72,6 +72,7 @@ export async function changedLines(
   tree: string,
   paths: readonly string[],
   changes?: readonly TreeChange[],
+  maxPathspec = MAX_PATHSPEC,
 ): Promise<Map<string, FileLines>> {
   if (paths.length === 0) return new Map();
   const wanted = new Set(paths);
@@ -92,7 +93,7 @@ export async function changedLines(
     base,
     tree,
     "--",
-    ...(names.length > MAX_PATHSPEC ? [":(exclude).gantry"] : names.map((path) => `:(literal)${path}`)),
+    ...(names.length > maxPathspec ? [":(exclude).gantry"] : names.map((path) => `:(literal)${path}`)),
   ]);
   return patchLines(out, wanted);
 }
