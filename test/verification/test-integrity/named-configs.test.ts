@@ -83,6 +83,8 @@ describe("config files the lint / type-check commands name", () => {
     };
 
     write(root, "src/a.ts", "export const a = 2;\n");
+    write(root, "README.md", "# a\n");
+    write(root, "notes/plan.txt", "x\n");
     const code = await judged();
     assert.deepEqual(await namedCheckConfigs({ root, ...code, checkCommands: ["npm run lint"] }), []);
     assert.deepEqual(
@@ -91,6 +93,22 @@ describe("config files the lint / type-check commands name", () => {
       "the commands' own flags need no read",
     );
 
+    for (const path of [
+      "data/a.yaml",
+      "x/.babelrc",
+      "Makefile",
+      "src/checks.ts",
+      "app.config.ts",
+      "a/.eslintrc.js",
+    ]) {
+      write(root, path, "x\n");
+      assert.deepEqual(
+        await namedCheckConfigs({ root, ...(await judged()), checkCommands: ["npm run lint"] }),
+        ["lint/rules.cjs"],
+        `${path} may be a config: package.json is read`,
+      );
+      rmSync(join(root, path));
+    }
     write(root, "lint/rules.cjs", "module.exports = { rules: { eqeqeq: 0 } };\n");
     const config = await judged();
     assert.deepEqual(await namedCheckConfigs({ root, ...config, checkCommands: ["npm run lint"] }), [

@@ -1,7 +1,6 @@
 import { posix } from "node:path";
 import { parseObject, stringRecord } from "./config-text.js";
 import { reachedScripts } from "./package-scripts.js";
-import { hasSuppressionRules } from "./suppressions.js";
 import { readAt, type TreeChange } from "./tree-diff.js";
 
 /** npm script names that are about lint or type checks whatever the configured commands say. */
@@ -9,8 +8,15 @@ export const CHECK_SCRIPT = /^(?:pre|post)?(?:lint|typecheck|type-check|check-ty
 /** A flag that points a checker at its config: `eslint -c x`, `tsc -p x`, `mypy --config-file=x`, `pylint --rcfile x`. */
 const CONFIG_FLAG =
   /(?:^|\s)(?:-c|-p|--config(?:-file|-path)?|--project|--rcfile|--ignore-path|--tsconfig|--settings(?:-path)?)(?:\s+|=)("[^"]*"|'[^']*'|[^\s;&|)]+)/g;
-/** Source files are not configs unless their path says so; anything else (json, yaml, toml, dotfiles) may be. */
+/** A file that may be a config: a data format, a dotfile, no extension, or a path that says so. */
+const CONFIG_FORMAT = /\.(?:json5?|jsonc|ya?ml|toml|ini|cfg|conf|neon|xml)$/i;
 const CONFIG_LIKE_NAME = /config|lint|check|(?:^|\/)\.\w*rc(?:$|\.)/i;
+function mayBeConfig(path: string): boolean {
+  const base = posix.basename(path);
+  return (
+    CONFIG_FORMAT.test(base) || base.startsWith(".") || !base.includes(".") || CONFIG_LIKE_NAME.test(path)
+  );
+}
 
 /** The paths (relative to the project root, `./` dropped) the commands name after a config flag. */
 export function configFlagPaths(commands: readonly string[]): string[] {
@@ -32,8 +38,8 @@ export function isNamed(path: string, named: readonly string[]): boolean {
 /**
  * The config files the lint / type-check commands name, directly or through the package.json scripts they
  * reach. package.json is read (at the judged tree) only when the story changed a file that could be one:
- * a story that changed only source files (whose paths do not say config, rc, lint or check) costs
- * nothing here.
+ * a story that changed only source files, docs or text (whose paths do not say config, rc, lint or
+ * check) costs nothing here.
  */
 export async function namedCheckConfigs(input: {
   root: string;
@@ -41,8 +47,7 @@ export async function namedCheckConfigs(input: {
   changes: readonly TreeChange[];
   checkCommands: readonly string[];
 }): Promise<string[]> {
-  const candidate = (path: string) => !hasSuppressionRules(path) || CONFIG_LIKE_NAME.test(path);
-  if (!input.changes.some((c) => candidate(c.from) || candidate(c.path)))
+  if (!input.changes.some((c) => mayBeConfig(c.from) || mayBeConfig(c.path)))
     return configFlagPaths(input.checkCommands);
   const pkg = parseObject((await readAt(input.root, input.tree, "package.json")) ?? "{}") ?? {};
   const scripts = stringRecord(pkg.scripts);
