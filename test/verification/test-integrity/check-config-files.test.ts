@@ -80,6 +80,61 @@ describe("lint / type-check configuration files", () => {
     }
   });
 
+  it("names the tool each whole config file belongs to", () => {
+    const tools: [string, string][] = [
+      ["biome.jsonc", "biome"],
+      [".eslintrc.yml", "eslint"],
+      ["eslint.config.cjs", "eslint"],
+      [".eslintignore", "eslint"],
+      ["oxlintrc.json", "oxlint"],
+      ["jsconfig.json", "typescript"],
+      [".prettierrc.json", "prettier"],
+      ["prettier.config.mjs", "prettier"],
+      [".prettierignore", "prettier"],
+      [".stylelintrc", "stylelint"],
+      ["stylelint.config.js", "stylelint"],
+      [".dependency-cruiser.json", "dependency-cruiser"],
+      [".ruff.toml", "ruff"],
+      [".mypy.ini", "mypy"],
+      [".flake8", "flake8"],
+      ["pyrightconfig.json", "pyright"],
+      ["pylintrc", "pylint"],
+      [".golangci.toml", "golangci-lint"],
+      ["staticcheck.conf", "staticcheck"],
+      [".clippy.toml", "clippy"],
+      [".rustfmt.toml", "rustfmt"],
+      [".rubocop_todo.yml", "rubocop"],
+      [".swiftlint.yaml", "swiftlint"],
+      ["phpstan.neon", "phpstan"],
+      ["phpcs.xml.dist", "phpcs"],
+      [".clang-tidy", "clang-tidy"],
+    ];
+    for (const [path, tool] of tools) {
+      assert.deepEqual(check(`sub/${path}`, "a\n", "b\n"), [
+        `sub/${path}:1 ${path} (${tool} configuration) changed at line 1: b`,
+      ]);
+    }
+    for (const path of [
+      "xbiome.json",
+      "biome.json5",
+      "a.eslintrc",
+      ".eslintrc.txt",
+      "eslint.config.json",
+      "tsconfig.json.bak",
+      "mytsconfig.json",
+      ".prettierrc.d.bak",
+      "ruff.toml.orig",
+      ".golangci.yml.bak",
+      "golangci.yml",
+      "rubocop.yml",
+      "setup.cfg.bak",
+      "package.json5",
+    ]) {
+      assert.equal(isCheckConfigFile(path), false, path);
+      assert.deepEqual(check(path, "a", "b"), [], path);
+    }
+  });
+
   it("a whole config file added, deleted or changed: the first changed line, the tool named", () => {
     const was = '{\n  "compilerOptions": {\n    "strict": true\n  }\n}\n';
     const now = '{\n  "compilerOptions": {\n    "strict": false,\n    "skipLibCheck": true\n  }\n}\n';
