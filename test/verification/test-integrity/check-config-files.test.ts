@@ -21,7 +21,7 @@ const check = (
   before: string | undefined,
   after: string | undefined,
   commands: string[] = [],
-) => show(compareCheckConfig(path, before, after, commands));
+) => show(compareCheckConfig(path, before, after, commands, []));
 const PKG = (scripts: Record<string, string>, extra: Record<string, unknown> = {}) =>
   `${JSON.stringify({ name: "p", scripts, ...extra }, null, 2)}\n`;
 
@@ -133,6 +133,109 @@ describe("lint / type-check configuration files", () => {
       assert.equal(isCheckConfigFile(path), false, path);
       assert.deepEqual(check(path, "a", "b"), [], path);
     }
+  });
+
+  it("whole config names are matched whole: a prefix or a suffix makes another file; optional parts are optional", () => {
+    const names = [
+      "biome.json",
+      ".eslintrc",
+      ".eslintrc.yml",
+      "eslint.config.js",
+      ".eslintignore",
+      "oxlintrc.json",
+      ".oxlintrc.json",
+      "tsconfig.json",
+      ".prettierrc",
+
+      "prettier.config.js",
+      ".prettierignore",
+      ".stylelintrc",
+      "stylelint.config.ts",
+      "stylelint.config.mjs",
+      ".dependency-cruiser.js",
+      ".dependency-cruiser.cjs",
+      "ruff.toml",
+      "mypy.ini",
+      ".flake8",
+      "pyrightconfig.json",
+      "pylintrc",
+      ".golangci.yml",
+      "staticcheck.conf",
+      "clippy.toml",
+      "rustfmt.toml",
+      ".rubocop.yml",
+      ".swiftlint.yml",
+      "phpstan.neon",
+      "phpcs.xml",
+      ".phpcs.xml.dist",
+      ".clang-tidy",
+    ];
+    for (const name of names) {
+      assert.equal(isCheckConfigFile(`a/${name}`), true, name);
+      assert.equal(isCheckConfigFile(`a/x${name}`), false, `x${name}`);
+      assert.equal(isCheckConfigFile(`a/${name}x`), false, `${name}x`);
+    }
+  });
+
+  it("checker sections are matched whole by name; other sections of the same files are not findings", () => {
+    const changed = (file: string, section: string) =>
+      check(file, `[${section}]\na = 1\n`, `[${section}]\na = 2\n`).length;
+    for (const section of [
+      "flake8",
+      "pycodestyle",
+      "pydocstyle",
+      "isort",
+      "mypy",
+      "mypy-app.*",
+      "pylint",
+      "pylint.MESSAGES CONTROL",
+    ]) {
+      assert.equal(changed("setup.cfg", section), 1, section);
+      assert.equal(changed("tox.ini", section), 1, section);
+      assert.equal(changed("setup.cfg", `x${section}`), 0, `x${section}`);
+      assert.equal(
+        changed("setup.cfg", `${section}x`),
+        section.endsWith("*") || section.includes(".") || section.includes("-") ? 1 : 0,
+        `${section}x`,
+      );
+    }
+    assert.equal(changed("setup.cfg", "tool:isort"), 1);
+    assert.equal(changed("tox.ini", "tool:isort"), 0, "tox.ini has no tool: sections");
+    assert.equal(changed("setup.cfg", "metadata"), 0);
+    assert.equal(changed("setup.cfg", "mypy-"), 0, "mypy- names no module");
+    assert.equal(changed("setup.cfg", "pylint."), 0);
+    for (const section of [
+      "tool.ruff",
+      "tool.mypy.overrides",
+      "tool.basedpyright",
+      "tool.black",
+      "tool.pyre",
+    ]) {
+      assert.equal(changed("pyproject.toml", section), 1, section);
+    }
+    for (const section of ["xtool.ruff", "tool.ruffx", "tool.pytest.ini_options", "project"]) {
+      assert.equal(changed("pyproject.toml", section), 0, section);
+    }
+    for (const section of ["lints", "lints.rust", "workspace.lints", "workspace.lints.clippy"]) {
+      assert.equal(changed("Cargo.toml", section), 1, section);
+    }
+    for (const section of ["xlints", "lintsx", "package", "workspace"]) {
+      assert.equal(changed("Cargo.toml", section), 0, section);
+    }
+    assert.deepEqual(check("pyproject.toml", '[tool.ruff]\nselect=["E"]\n', "[tool.ruff]\nselect=[]\n"), [
+      "pyproject.toml:2 [tool.ruff] changed: select=[]",
+    ]);
+  });
+
+  it("package.json: every checker key, and a deleted package.json's scripts", () => {
+    for (const key of ["eslintConfig", "eslintIgnore", "prettier", "stylelint"]) {
+      assert.deepEqual(check("package.json", PKG({}), PKG({}, { [key]: 1 })), [
+        `package.json:4 the "${key}" checker config changed`,
+      ]);
+    }
+    assert.deepEqual(check("package.json", PKG({ lint: "biome lint" }), undefined), [
+      'package.json scripts.lint: removed (was "biome lint")',
+    ]);
   });
 
   it("a whole config file added, deleted or changed: the first changed line, the tool named", () => {

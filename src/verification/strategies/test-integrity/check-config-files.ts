@@ -107,15 +107,14 @@ function wholeFileChange(
   return [{ file: path, line: at.line, evidence: `${what} changed at line ${at.line}: ${at.text}` }];
 }
 
-/** One config file's base and current text (undefined: absent) compared; exported for unit tests. */
+/** One config file's (isCheckConfigFile) base and current text (undefined: absent) compared; exported for unit tests. */
 export function compareCheckConfig(
   path: string,
   before: string | undefined,
   after: string | undefined,
   checkCommands: readonly string[],
-  testCommands: readonly string[] = [],
+  testCommands: readonly string[],
 ): ConfigFinding[] {
-  if (before === after) return [];
   const base = posix.basename(path);
   const tool = wholeFileTool(base);
   if (tool) return wholeFileChange(path, `${base} (${tool} configuration)`, before, after);
@@ -132,11 +131,12 @@ export function compareCheckConfig(
         .slice(0, at.index + 1)
         .findLast((text) => /^\s*\[/.test(text))
         ?.trim();
-    const what = header(now.lines) ?? header(was.lines) ?? "the checker section";
+    // One of the two has lines, and a section's lines start with its header.
+    const what = header(now.lines) ?? header(was.lines);
     return [{ file: path, ...(line ? { line } : {}), evidence: `${what} changed: ${at.text}` }];
   }
-  if (base === "package.json") return comparePackage(path, before, after, checkCommands, testCommands);
-  return [];
+  // The one config file left by isCheckConfigFile.
+  return comparePackage(path, before, after, checkCommands, testCommands);
 }
 
 function comparePackage(
