@@ -6,8 +6,10 @@ import { after, describe, it } from "node:test";
 import { openRepo } from "../../../src/git/repo.js";
 import { checkConfigChanges } from "../../../src/verification/strategies/test-integrity/check-config-files.js";
 import {
+  CHECK_SCRIPT,
   configFlagPaths,
   isNamed,
+  mayBeConfig,
   namedCheckConfigs,
 } from "../../../src/verification/strategies/test-integrity/named-configs.js";
 import { treeChanges } from "../../../src/verification/strategies/test-integrity/tree-diff.js";
@@ -53,11 +55,82 @@ describe("config files the lint / type-check commands name", () => {
     );
   });
 
+  it("flags at the start, blanks of any length, quoted paths with blanks or quotes inside, --settings", () => {
+    assert.deepEqual(
+      configFlagPaths([
+        "-p first.json",
+        "eslint -c    spaced.cjs",
+        "ruff --config 'with blank.toml'",
+        `x --config "it's.json"`,
+        "isort --settings s.cfg",
+      ]),
+      ["first.json", "it's.json", "s.cfg", "spaced.cjs", "with blank.toml"],
+    );
+  });
+
+  it("which script names are lint / type-check scripts by name", () => {
+    for (const name of [
+      "lint",
+      "prelint",
+      "postlint",
+      "lint:fix",
+      "lint.ci",
+      "lint_x",
+      "lint-y",
+      "typecheck",
+      "type-check",
+      "check-types",
+      "types",
+      "tsc",
+      "pretypecheck",
+    ]) {
+      assert.equal(CHECK_SCRIPT.test(name), true, name);
+    }
+    for (const name of ["bloblint", "lintx", "linting", "xtypecheck", "tscx", "check", "build", "test"]) {
+      assert.equal(CHECK_SCRIPT.test(name), false, name);
+    }
+  });
+
+  it("which changed files may be configs (and make package.json worth reading)", () => {
+    for (const path of [
+      "a.json",
+      "a.json5",
+      "a.jsonc",
+      "b.yml",
+      "b.yaml",
+      "c.toml",
+      "d.ini",
+      "e.cfg",
+      "f.conf",
+      "g.neon",
+      "h.xml",
+      "x/.babelrc",
+      "Makefile",
+      "src/lint/rules.cjs",
+      "app.CONFIG.ts",
+      "checks.py",
+    ]) {
+      assert.equal(mayBeConfig(path), true, path);
+    }
+    for (const path of [
+      "src/a.ts",
+      "README.md",
+      "notes.yaml.md",
+      "src/x.js",
+      "doc.txt",
+      "a.json.bak",
+      "src/cfg.",
+    ]) {
+      assert.equal(mayBeConfig(path), false, path);
+    }
+  });
+
   it("a named folder holds its files; a name is not a prefix of another", () => {
     assert.equal(isNamed("tools/biome/biome.json", ["tools/biome/"]), true);
     assert.equal(isNamed("lint/rules.cjs", ["lint/rules.cjs"]), true);
     assert.equal(isNamed("lint/rules.cjs.bak", ["lint/rules.cjs"]), false);
     assert.equal(isNamed("tools/biomes/x.json", ["tools/biome/"]), false);
+    assert.equal(isNamed("b.json", ["a.json", "b.json"]), true, "any of the names");
   });
 
   const work = realpathSync(mkdtempSync(join(tmpdir(), "gantry-named-configs-")));

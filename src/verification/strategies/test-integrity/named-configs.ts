@@ -10,8 +10,8 @@ const CONFIG_FLAG =
   /(?:^|\s)(?:-c|-p|--config(?:-file|-path)?|--project|--rcfile|--ignore-path|--tsconfig|--settings(?:-path)?)(?:\s+|=)("[^"]*"|'[^']*'|[^\s;&|)]+)/g;
 /** A file that may be a config: a data format, a dotfile, no extension, or a path that says so. */
 const CONFIG_FORMAT = /\.(?:json5?|jsonc|ya?ml|toml|ini|cfg|conf|neon|xml)$/i;
-const CONFIG_LIKE_NAME = /config|lint|check|(?:^|\/)\.\w*rc(?:$|\.)/i;
-function mayBeConfig(path: string): boolean {
+const CONFIG_LIKE_NAME = /config|lint|check/i;
+export function mayBeConfig(path: string): boolean {
   const base = posix.basename(path);
   return (
     CONFIG_FORMAT.test(base) || base.startsWith(".") || !base.includes(".") || CONFIG_LIKE_NAME.test(path)
