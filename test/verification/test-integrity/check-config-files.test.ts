@@ -260,6 +260,15 @@ describe("lint / type-check configuration files", () => {
     assert.deepEqual(check("pyproject.toml", pyproject('"E", "F"', "1"), pyproject("", "1")), [
       "pyproject.toml:9 [tool.ruff.lint] changed: select = []",
     ]);
+    assert.deepEqual(
+      check(
+        "pyproject.toml",
+        "[tool.ruff]\nline-length = 88\n\n[tool.ruff.lint]\nselect = []\n",
+        "[tool.ruff]\nline-length = 200\n\n[tool.ruff.lint]\nselect = []\n",
+      ),
+      ["pyproject.toml:2 [tool.ruff] changed: line-length = 200"],
+      "the section the change is in, not the last one",
+    );
     const mypy = (strict: string) => `[project]\nname = "p"\n\n[tool.mypy]\nstrict = ${strict}\n`;
     assert.deepEqual(check("pyproject.toml", mypy("true"), mypy("false")), [
       "pyproject.toml:5 [tool.mypy] changed: strict = false",
