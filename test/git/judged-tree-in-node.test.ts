@@ -8,6 +8,7 @@ import {
   renameSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -137,9 +138,14 @@ describe("the judged tree in node from the index's cache-tree", () => {
   it("takes the folders no change reached from it, and builds a folder whose cached count does not fit its entries", () => {
     const root = mkdtempSync(join(tmpdir(), "gantry-cache-tree-"));
     roots.push(root);
-    for (let i = 0; i < 12; i++) write(root, `vendor/d${i % 3}/e${i % 2}/f${i}.txt`, `${i}\n`);
+    const paths = Array.from({ length: 12 }, (_, i) => `vendor/d${i % 3}/e${i % 2}/f${i}.txt`);
+    for (const [i, path] of paths.entries()) write(root, path, `${i}\n`);
     write(root, "src/a.js", "a\n");
     commitAll(root);
+    // Files as old as a minute: written in the second the index is, they would be racily clean, and git
+    // smudges such entries when it writes the index, so `add` would re-add them and invalidate their folders.
+    const old = new Date(Date.now() - 60_000);
+    for (const path of [...paths, "src/a.js"]) utimesSync(join(root, path), old, old);
     const index = join(root, ".git", "private-index");
     const objects = join(root, ".git", "objects");
     const outer = Object.entries(process.env).filter(([name]) => !name.startsWith("GIT_"));

@@ -447,6 +447,8 @@ describe("gantry serve: the fast lane while an answer is being made", () => {
       text += chunk;
     });
     const closed = new Promise((resolve) => client.on("close", resolve));
+    // The server drops the connection while the client may still be writing the junk: a reset is expected.
+    client.on("error", () => {});
     try {
       client.write("GET /api/runs HTTP/1.1\r\nhost: x\r\n\r\n");
       while (asked === 0) await new Promise((resolve) => setTimeout(resolve, 10));
