@@ -3,7 +3,7 @@ import { canonical, firstDifference, lineOf, parseObject, sectionOf, stringRecor
 import { CHECK_SCRIPT, isNamed, namedCheckConfigs } from "./named-configs.js";
 import { reachedScripts, scriptChanges } from "./package-scripts.js";
 import { type ConfigFinding, testScripts } from "./test-config-files.js";
-import { readAt, type TreeChange } from "./tree-diff.js";
+import { configTexts, type TreeChange } from "./tree-diff.js";
 
 /**
  * Files that configure a linter, formatter or type checker as a whole, by file name (anywhere in the tree:
@@ -74,24 +74,18 @@ export async function checkConfigChanges(input: {
   checkCommands: readonly string[];
   testCommands: readonly string[];
 }): Promise<ConfigFinding[]> {
-  const findings: ConfigFinding[] = [];
   const named = await namedCheckConfigs(input);
-  const known = (path: string) => isCheckConfigFile(path) || isNamed(path, named);
-  for (const change of input.changes) {
-    const wasConfig = change.status !== "A" && known(change.from);
-    const isConfig = change.status !== "D" && known(change.path);
-    if (!wasConfig && !isConfig) continue;
-    const before = wasConfig ? await readAt(input.root, input.base, change.from) : undefined;
-    const after = isConfig ? await readAt(input.root, input.tree, change.path) : undefined;
-    const path = isConfig ? change.path : change.from;
-    if (!isCheckConfigFile(path)) {
-      const what = `${path} (named by the lint / type-check command as its configuration)`;
-      findings.push(...wholeFileChange(path, what, before, after));
-      continue;
-    }
-    findings.push(...compareCheckConfig(path, before, after, input.checkCommands, input.testCommands));
-  }
-  return findings;
+  const texts = await configTexts(input, (path) => isCheckConfigFile(path) || isNamed(path, named));
+  return texts.flatMap(({ path, before, after }) =>
+    isCheckConfigFile(path)
+      ? compareCheckConfig(path, before, after, input.checkCommands, input.testCommands)
+      : wholeFileChange(
+          path,
+          `${path} (named by the lint / type-check command as its configuration)`,
+          before,
+          after,
+        ),
+  );
 }
 
 function wholeFileChange(

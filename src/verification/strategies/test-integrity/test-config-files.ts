@@ -12,7 +12,7 @@ import {
   testBlock,
 } from "./config-text.js";
 import { reachedScripts, scriptChanges } from "./package-scripts.js";
-import { readAt, type TreeChange } from "./tree-diff.js";
+import { configTexts, type TreeChange } from "./tree-diff.js";
 
 export type { ConfigFinding };
 
@@ -60,18 +60,8 @@ export async function testConfigChanges(input: {
   changes: readonly TreeChange[];
   testCommands: readonly string[];
 }): Promise<ConfigFinding[]> {
-  const findings: ConfigFinding[] = [];
-  for (const change of input.changes) {
-    // A config renamed to a name no runner reads is a config deleted; a file renamed to a config's name, one added.
-    const wasConfig = change.status !== "A" && isTestConfigFile(change.from);
-    const isConfig = change.status !== "D" && isTestConfigFile(change.path);
-    if (!wasConfig && !isConfig) continue;
-    const before = wasConfig ? await readAt(input.root, input.base, change.from) : undefined;
-    const after = isConfig ? await readAt(input.root, input.tree, change.path) : undefined;
-    const path = isConfig ? change.path : change.from;
-    findings.push(...compareConfig(path, before, after, input.testCommands));
-  }
-  return findings;
+  const texts = await configTexts(input, isTestConfigFile);
+  return texts.flatMap(({ path, before, after }) => compareConfig(path, before, after, input.testCommands));
 }
 
 /** One config file's base and current text (undefined: absent) compared; exported for unit tests. */

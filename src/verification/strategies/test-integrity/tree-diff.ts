@@ -103,6 +103,29 @@ export async function readAt(root: string, rev: string, path: string): Promise<s
   return runGit(root, ["show", `${rev}:./${path}`]).catch(() => undefined);
 }
 
+/**
+ * The changes that touch a configuration file by `isConfig`, with its text at base and in the judged tree
+ * (undefined: absent). A config renamed to a name no tool reads is a config deleted; a file renamed to a
+ * config's name, one added. `path` is the config's name now, or the name it had when it is gone.
+ */
+export async function configTexts(
+  input: { root: string; base: string; tree: string; changes: readonly TreeChange[] },
+  isConfig: (path: string) => boolean,
+): Promise<{ path: string; before: string | undefined; after: string | undefined }[]> {
+  const texts = [];
+  for (const change of input.changes) {
+    const was = change.status !== "A" && isConfig(change.from);
+    const is = change.status !== "D" && isConfig(change.path);
+    if (!was && !is) continue;
+    texts.push({
+      path: is ? change.path : change.from,
+      before: was ? await readAt(input.root, input.base, change.from) : undefined,
+      after: is ? await readAt(input.root, input.tree, change.path) : undefined,
+    });
+  }
+  return texts;
+}
+
 function isSkipped(path: string): boolean {
   return path.split("/").some((part) => SKIPPED_DIRS.has(part));
 }
