@@ -1,5 +1,5 @@
 import { closeSync, constants, existsSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
-import { join, posix } from "node:path";
+import { join } from "node:path";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import { EMPTY_TREE } from "./git-objects.js";
 import { headTreeWithoutGantry } from "./head-without-gantry.js";
@@ -8,6 +8,7 @@ import { addPathspecs, differencesFromIndex } from "./judge-status.js";
 import { knownJudgedDiff, rememberJudgedDiff, treesWithKnownDiff } from "./judged-changes.js";
 import { rawTreeDiff, writeTreeFromIndex } from "./judged-tree-in-node.js";
 import type { ReadBuffer } from "./reused-read.js";
+import { escapingEntries } from "./tree-escapes.js";
 
 export const UNBORN = "0000000000000000000000000000000000000000";
 export { EMPTY_TREE };
@@ -145,7 +146,7 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   scope.sameAsHead = { head, tree, same: diff === "" };
   scope.lastDiff = { head, tree, raw: diff };
   const key = `${head} ${tree}`;
-  const problems = scope.checked.get(key) ?? (await escapes(scope, diff, tree));
+  const problems = scope.checked.get(key) ?? (await escapingEntries(scope.cwd, scope.git.env, diff, tree));
   if (scope.checked.size > 64) scope.checked.clear();
   scope.checked.set(key, problems);
   if (problems.length > 0)
@@ -225,54 +226,4 @@ export function writePrivateHead(scope: TreeScope, head: string): void {
  */
 export async function unchangedSinceJudge(scope: TreeScope): Promise<boolean> {
   return (await differencesFromIndex(scope)).length === 0;
-}
-
-/** Entries the change added or changed (`raw`: diff-tree -z of HEAD and the tree) that would not carry their content into a commit. */
-async function escapes(scope: TreeScope, raw: string, tree: string): Promise<string[]> {
-  const parts = raw.split("\0");
-  const links: { path: string; blob: string }[] = [];
-  const gitlinks: string[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    // A deleted entry's new mode is 000000: only added and changed entries are looked at.
-    const [, newMode, , newSha = ""] = (parts[i] ?? "").split(" ");
-    const path = parts[i + 1] ?? "";
-    if (newMode === "120000") links.push({ path, blob: newSha });
-    if (newMode === "160000") gitlinks.push(path);
-  }
-  const problems: string[] = [];
-  for (const link of links) {
-    const target = await runGit(scope.cwd, ["cat-file", "blob", link.blob], scope.git.env);
-    if (leavesRepository(link.path, target))
-      problems.push(`${link.path} is a symlink to ${JSON.stringify(target)}, outside the repository`);
-  }
-  if (gitlinks.length > 0) {
-    const registered = await submodulePaths(scope, tree);
-    for (const path of gitlinks.filter((p) => !registered.has(p)))
-      problems.push(`${path} is a nested git repository that is not a registered submodule`);
-  }
-  return problems;
-}
-
-export function leavesRepository(linkPath: string, target: string): boolean {
-  if (target.startsWith("/")) return true;
-  const resolved = posix.normalize(posix.join(posix.dirname(linkPath), target));
-  return resolved === ".." || resolved.startsWith("../");
-}
-
-async function submodulePaths(scope: TreeScope, tree: string): Promise<Set<string>> {
-  try {
-    const out = await runGit(
-      scope.cwd,
-      ["config", "-z", "--blob", `${tree}:.gitmodules`, "--get-regexp", "^submodule\\..*\\.path$"],
-      scope.git.env,
-    );
-    return new Set(
-      out
-        .split("\0")
-        .filter(Boolean)
-        .map((entry) => entry.slice(entry.indexOf("\n") + 1)),
-    );
-  } catch {
-    return new Set();
-  }
 }

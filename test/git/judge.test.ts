@@ -5,8 +5,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { GitRepo } from "../../src/git/git-repo.js";
-import { JudgeRefusal, leavesRepository } from "../../src/git/judge.js";
+import { JudgeRefusal } from "../../src/git/judge.js";
 import { openRepo } from "../../src/git/repo.js";
+import { leavesRepository } from "../../src/git/tree-escapes.js";
 
 describe("leavesRepository", () => {
   it("an absolute target, or a relative one that climbs above the top, leaves the repository", () => {
