@@ -67,15 +67,7 @@ export async function programProblem(
   // `command -v` answers without running anything; only when it finds nothing is the word run, to have
   // the shell say so in its words (it cannot run what it did not find).
   const quoted = shellQuote(word);
-  const result = await execCommand({
-    command: `command -v -- ${quoted} >/dev/null 2>&1 || ${quoted}`,
-    viaHelper: true,
-    cwd,
-    env,
-    timeoutMs: LOOKUP_TIMEOUT_MS,
-    killGraceMs: 500,
-    tailBytes: 4096,
-  });
+  const result = await lookupShell(`command -v -- ${quoted} >/dev/null 2>&1 || ${quoted}`, cwd, env);
   if (result.exitCode === 0) return undefined;
   if (result.spawnError) return `/bin/sh could not start: ${result.spawnError}`;
   if (result.timedOut) return undefined;
@@ -144,15 +136,11 @@ async function missingWords(
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): Promise<Set<number> | undefined> {
-  const result = await execCommand({
-    command: `i=0; for w in ${words.map(shellQuote).join(" ")}; do i=$((i+1)); command -v -- "$w" >/dev/null 2>&1 || echo "$i"; done`,
-    viaHelper: true,
+  const result = await lookupShell(
+    `i=0; for w in ${words.map(shellQuote).join(" ")}; do i=$((i+1)); command -v -- "$w" >/dev/null 2>&1 || echo "$i"; done`,
     cwd,
     env,
-    timeoutMs: LOOKUP_TIMEOUT_MS,
-    killGraceMs: 500,
-    tailBytes: 4096,
-  });
+  );
   if (result.exitCode !== 0 || result.timedOut || result.spawnError) return undefined;
   return new Set(
     result.output
@@ -160,4 +148,17 @@ async function missingWords(
       .filter((line) => /^\d+$/.test(line.trim()))
       .map((line) => Number(line.trim()) - 1),
   );
+}
+
+/** A lookup's shell, from the command helper: short, bounded, and only its tail kept. */
+function lookupShell(command: string, cwd: string, env: NodeJS.ProcessEnv) {
+  return execCommand({
+    command,
+    viaHelper: true,
+    cwd,
+    env,
+    timeoutMs: LOOKUP_TIMEOUT_MS,
+    killGraceMs: 500,
+    tailBytes: 4096,
+  });
 }
