@@ -1,5 +1,12 @@
 import { posix } from "node:path";
-import { canonical, firstDifference, lineOf, parseObject, sectionOf, stringRecord } from "./config-text.js";
+import {
+  canonical,
+  firstDifference,
+  lineOf,
+  parseObject,
+  sectionChange,
+  stringRecord,
+} from "./config-text.js";
 import { CHECK_SCRIPT, isNamed, namedCheckConfigs } from "./named-configs.js";
 import { reachedScripts, scriptChanges } from "./package-scripts.js";
 import { type ConfigFinding, testScripts } from "./test-config-files.js";
@@ -114,11 +121,9 @@ export function compareCheckConfig(
   if (tool) return wholeFileChange(path, `${base} (${tool} configuration)`, before, after);
   const section = SECTION_FILES[base];
   if (section) {
-    const was = sectionOf(before ?? "", section);
-    const now = sectionOf(after ?? "", section);
-    if (was.text === now.text) return [];
-    const at = firstDifference(was.lines, now.lines);
-    const line = now.start > 0 ? now.start + at.index : undefined;
+    const change = sectionChange(before, after, section);
+    if (!change) return [];
+    const { was, now, at, line } = change;
     // The section the change is in, as shared files hold several checkers' sections.
     const header = (lines: string[]) =>
       lines

@@ -41,6 +41,22 @@ export function canonical(value: unknown): string {
   );
 }
 
+/**
+ * Where the `wanted` sections of a file's two texts (undefined: absent) first differ, with the line in the
+ * new text when it has the section; undefined when the sections are the same.
+ */
+export function sectionChange(
+  before: string | undefined,
+  after: string | undefined,
+  wanted: (name: string) => boolean,
+) {
+  const was = sectionOf(before ?? "", wanted);
+  const now = sectionOf(after ?? "", wanted);
+  if (was.text === now.text) return undefined;
+  const at = firstDifference(was.lines, now.lines);
+  return { was, now, at, line: now.start > 0 ? now.start + at.index : undefined };
+}
+
 /** The lines of the sections whose header satisfies `wanted` (INI / TOML), header lines included. */
 export function sectionOf(
   text: string,

@@ -7,7 +7,7 @@ import {
   lineOf,
   normalize,
   parseObject,
-  sectionOf,
+  sectionChange,
   stringRecord,
   testBlock,
 } from "./config-text.js";
@@ -81,11 +81,9 @@ export function compareConfig(
   }
   const section = SECTION_FILES[base];
   if (section) {
-    const was = sectionOf(before ?? "", section);
-    const now = sectionOf(after ?? "", section);
-    if (was.text === now.text) return [];
-    const at = firstDifference(was.lines, now.lines);
-    const line = now.start > 0 ? now.start + at.index : undefined;
+    const change = sectionChange(before, after, section);
+    if (!change) return [];
+    const { was, now, at, line } = change;
     const what = now.header ?? was.header ?? "the pytest section";
     return [{ file: path, ...(line ? { line } : {}), evidence: `${what} changed: ${at.text}` }];
   }
