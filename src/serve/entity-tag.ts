@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 /** Distinct keys (the run list, one per run) kept before the tags are forgotten and made again. */
 const MAX_KEYS = 1000;
@@ -15,7 +15,8 @@ export class EntityTags {
     const known = this.last.get(key);
     if (known && known.json === json) return known.tag;
     if (this.last.size >= MAX_KEYS) this.last.clear();
-    const tag = `"${createHash("sha256").update(json).digest("base64url").slice(0, 27)}"`;
+    // One-shot: no Hash object per tag (a live run's view gets a new tag at every change).
+    const tag = `"${hash("sha256", json, "base64url").slice(0, 27)}"`;
     this.last.set(key, { json, tag });
     return tag;
   }

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { listRuns } from "../ledger/runs.js";
-import { queuedStories } from "./queued-stories.js";
+import { queuedStories, queuedStoriesJson } from "./queued-stories.js";
 import { runDir } from "./run-files.js";
 import { RunWatcher } from "./run-view.js";
 import { FrameBytes, type StreamClient } from "./stream-client.js";
@@ -84,7 +84,7 @@ export class RunHub {
     if (!watcher) return undefined;
     const view = watcher.view();
     if (view.live && view.feature) {
-      view.stories.push(...queuedStories(this.root, view.feature, new Set(view.stories.map((s) => s.id))));
+      view.stories.push(...queuedStories(this.root, view.feature, { has: (id) => watcher.knows(id) }));
     }
     return view;
   }
@@ -100,7 +100,10 @@ export class RunHub {
     if (!watcher) return undefined;
     const cached = this.cache.get(runId);
     if (cached && cached.parts.version === watcher.version) return cached;
-    const parts = viewParts(this.view(runId) as RunView, watcher.version);
+    const { view, stories } = watcher.viewAndStoriesJson();
+    if (view.live && view.feature)
+      stories.push(...queuedStoriesJson(this.root, view.feature, { has: (id) => watcher.knows(id) }));
+    const parts = viewParts(view, watcher.version, stories);
     const made = { parts, json: viewJson(parts) };
     this.cache.set(runId, made);
     return made;

@@ -19,20 +19,50 @@ function prdStories(path: string): PrdStory[] {
 }
 
 /** The feature's stories the run has not reached yet, from its prd.json (tolerant: a torn file lists none). */
-export function queuedStories(root: string, feature: string, seen: Set<string>): StoryView[] {
+export function queuedStories(
+  root: string,
+  feature: string,
+  seen: { has(id: string): boolean },
+): StoryView[] {
   try {
-    return prdStories(join(root, ".gantry", "features", feature, "prd.json"))
-      .filter((s) => typeof s.id === "string" && !seen.has(s.id))
-      .map((s) => ({
-        id: s.id,
-        title: String(s.title ?? s.id),
-        status: s.status ?? (s.passes ? "passed" : "pending"),
-        attempts: 0,
-        costUsd: 0,
-        costBasis: [],
-        gates: [],
-      }));
+    return notReached(root, feature, seen).map(queuedView);
   } catch {
     return [];
   }
 }
+
+/** queuedStories as each story's JSON, made once per story of each prd.json read (a view is made per change). */
+export function queuedStoriesJson(
+  root: string,
+  feature: string,
+  seen: { has(id: string): boolean },
+): string[] {
+  try {
+    return notReached(root, feature, seen).map((story) => {
+      let json = queuedJson.get(story);
+      if (json === undefined) {
+        json = JSON.stringify(queuedView(story));
+        queuedJson.set(story, json);
+      }
+      return json;
+    });
+  } catch {
+    return [];
+  }
+}
+const queuedJson = new WeakMap<PrdStory, string>();
+
+const notReached = (root: string, feature: string, seen: { has(id: string): boolean }) =>
+  prdStories(join(root, ".gantry", "features", feature, "prd.json")).filter(
+    (s) => typeof s.id === "string" && !seen.has(s.id),
+  );
+
+const queuedView = (s: PrdStory): StoryView => ({
+  id: s.id,
+  title: String(s.title ?? s.id),
+  status: s.status ?? (s.passes ? "passed" : "pending"),
+  attempts: 0,
+  costUsd: 0,
+  costBasis: [],
+  gates: [],
+});

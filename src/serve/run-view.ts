@@ -9,6 +9,7 @@ import { EventsTail, type LoggedEvent } from "./events-tail.js";
 import { logLine } from "./log-lines.js";
 import { DECISIONS_KEPT, reviewDecisionView } from "./review-view.js";
 import { EVENTS_LOG, RUN_ENDS, runDir } from "./run-files.js";
+import { roundUsd, StoryJson, storyCopy } from "./story-json.js";
 import type { GateView, PendingRequest, RunView, StoryView } from "./view-types.js";
 
 const LOG_TAIL = 40;
@@ -18,6 +19,7 @@ const INTERACTION_DIR = "interaction";
 export class RunWatcher {
   private readonly tail: EventsTail;
   private readonly stories = new Map<string, StoryView>();
+  private readonly storyJson = new StoryJson();
   private readonly requests = new Map<string, Omit<PendingRequest, "answerable">>();
   private readonly log: string[] = [];
   private readonly runGates: GateView[] = [];
@@ -66,7 +68,7 @@ export class RunWatcher {
       status: this.status,
       live: this.live,
       ...(this.startedAt ? { startedAt: this.startedAt } : {}),
-      costUsd: round(this.costUsd),
+      costUsd: roundUsd(this.costUsd),
       stories: this.stories.size,
     };
   }
@@ -139,6 +141,21 @@ export class RunWatcher {
   }
 
   view(): RunView {
+    return this.viewWith([...this.stories.values()].map(storyCopy));
+  }
+
+  /** The view without its stories, and each story's JSON apart (made again only for a story that changed). */
+  viewAndStoriesJson(): { view: RunView; stories: string[] } {
+    const stories = [...this.stories.values()].map((story) => this.storyJson.of(story));
+    return { view: this.viewWith([]), stories };
+  }
+
+  /** Whether the run has reached this story (it has an event of it). */
+  knows(storyId: string): boolean {
+    return this.stories.has(storyId);
+  }
+
+  private viewWith(stories: StoryView[]): RunView {
     const dir = join(this.dir, INTERACTION_DIR);
     const pending = [...this.requests.values()].map((request) => ({
       ...request,
@@ -153,15 +170,10 @@ export class RunWatcher {
       ...(this.startedAt ? { startedAt: this.startedAt } : {}),
       ...(this.endedAt ? { endedAt: this.endedAt } : {}),
       ...(this.totalStories !== undefined ? { totalStories: this.totalStories } : {}),
-      costUsd: round(this.costUsd),
+      costUsd: roundUsd(this.costUsd),
       costBasis: [...this.costBasis].sort(),
       ...(this.current ? { currentStory: this.current } : {}),
-      stories: [...this.stories.values()].map((story) => ({
-        ...story,
-        costUsd: round(story.costUsd),
-        gates: [...story.gates],
-        ...(story.reviews ? { reviews: [...story.reviews] } : {}),
-      })),
+      stories,
       gates: [...this.runGates],
       pending,
       log: [...this.log],
@@ -173,8 +185,10 @@ export class RunWatcher {
     return this.requests.get(id);
   }
 
+  /** A story about to change (every change to one goes through here): its JSON is made again. */
   private story(id: string, title?: string): StoryView {
     if (id === RUN_SCOPE) return this.runScope;
+    this.storyJson.forget(id);
     let story = this.stories.get(id);
     if (!story) {
       story = {
@@ -293,5 +307,3 @@ export class RunWatcher {
     }
   }
 }
-
-const round = (usd: number) => Math.round(usd * 10_000) / 10_000;

@@ -18,7 +18,8 @@ export interface ViewParts {
   order: string[];
 }
 
-export function viewParts(view: RunView, version: number): ViewParts {
+/** `storiesJson`: the stories' JSON when the caller has it already (each story's JSON kept until it changes). */
+export function viewParts(view: RunView, version: number, storiesJson?: string[]): ViewParts {
   const fields: [string, string][] = [];
   const order: string[] = [];
   for (const [name, value] of Object.entries(view)) {
@@ -32,7 +33,7 @@ export function viewParts(view: RunView, version: number): ViewParts {
     live: view.live,
     status: view.status,
     fields,
-    stories: view.stories.map((story) => JSON.stringify(story)),
+    stories: storiesJson ?? view.stories.map((story) => JSON.stringify(story)),
     log: view.log,
     order,
   };
