@@ -58,6 +58,7 @@ export async function logsCommand(options: LogsOptions): Promise<number> {
       process.off("SIGINT", onSignal);
     }
   }
+  tail.close();
   if (tail.skipped > 0)
     process.stderr.write(
       `gantry: skipped ${tail.skipped} torn or unreadable lines in ${RUNS_DIR}/${runId}/${EVENTS_LOG}\n`,

@@ -9,16 +9,25 @@ const MAX_KEYS = 1000;
  * request the same string, so a request costs one comparison of references here, not a digest.
  */
 export class EntityTags {
-  private readonly last = new Map<string, { json: string; tag: string }>();
+  private readonly last = new Map<string, { json: string; tag: string; bytes: number }>();
 
   tag(key: string, json: string): string {
+    return this.entry(key, json).tag;
+  }
+
+  /** The tag and the JSON's length in UTF-8 (counting it was a scan of 5-13 KB per answer), made once per answer. */
+  entry(key: string, json: string): { tag: string; bytes: number } {
     const known = this.last.get(key);
-    if (known && known.json === json) return known.tag;
+    if (known && known.json === json) return known;
     if (this.last.size >= MAX_KEYS) this.last.clear();
     // One-shot: no Hash object per tag (a live run's view gets a new tag at every change).
-    const tag = `"${hash("sha256", json, "base64url").slice(0, 27)}"`;
-    this.last.set(key, { json, tag });
-    return tag;
+    const made = {
+      json,
+      tag: `"${hash("sha256", json, "base64url").slice(0, 27)}"`,
+      bytes: Buffer.byteLength(json),
+    };
+    this.last.set(key, made);
+    return made;
   }
 }
 
@@ -42,7 +51,9 @@ export function conditionalReply(
   ifNoneMatch: string | undefined,
   key: string,
   json: string,
-): { status: number; json: string; etag: string } {
-  const etag = tags.tag(key, json);
-  return noneMatchHolds(ifNoneMatch, etag) ? { status: 304, json: "", etag } : { status: 200, json, etag };
+): { status: number; json: string; etag: string; bytes: number } {
+  const { tag: etag, bytes } = tags.entry(key, json);
+  return noneMatchHolds(ifNoneMatch, etag)
+    ? { status: 304, json: "", etag, bytes: 0 }
+    : { status: 200, json, etag, bytes };
 }

@@ -48,6 +48,7 @@ export class RunHub {
 
   stop(): void {
     clearInterval(this.timer);
+    for (const watcher of this.watchers.values()) watcher.close();
     for (const client of this.clients) client.end();
     this.clients.clear();
   }

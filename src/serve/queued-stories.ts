@@ -3,18 +3,33 @@ import { join } from "node:path";
 import type { StoryView } from "./view-types.js";
 
 type PrdStory = { id: string; title: string; status?: string; passes?: boolean };
-/** Each prd.json as last parsed, by path, with the identity of the file it came from. */
-const prdCache = new Map<string, { stamp: string; stories: PrdStory[] }>();
+/** Each prd.json as last parsed, by path, with the identity of the file it came from and when it was looked at. */
+const prdCache = new Map<string, { stamp: string; stories: PrdStory[]; checkedAt: number }>();
+
+/**
+ * How long a prd.json looked at is taken as it was: a live run's view is made again at every change (tens
+ * a second under load), and a stat per view was a fifth of making it; the queued stories it lists change
+ * only when someone edits the file, and the page shows that edit at most this much later.
+ */
+const PRD_RECHECK_MS = 250;
 
 /** The stories of a prd.json, parsed again only when the file changed (a view is made at every change of a run). */
 function prdStories(path: string): PrdStory[] {
-  const stat = statSync(path, { throwIfNoEntry: false });
-  if (!stat) return [];
-  const stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  const now = Date.now();
   const cached = prdCache.get(path);
-  if (cached?.stamp === stamp) return cached.stories;
+  if (cached && now - cached.checkedAt < PRD_RECHECK_MS) return cached.stories;
+  const stat = statSync(path, { throwIfNoEntry: false });
+  if (!stat) {
+    prdCache.delete(path);
+    return [];
+  }
+  const stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+  if (cached?.stamp === stamp) {
+    cached.checkedAt = now;
+    return cached.stories;
+  }
   const stories = JSON.parse(readFileSync(path, "utf8")).userStories as PrdStory[];
-  prdCache.set(path, { stamp, stories });
+  prdCache.set(path, { stamp, stories, checkedAt: now });
   return stories;
 }
 

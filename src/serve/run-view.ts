@@ -89,7 +89,7 @@ export class RunWatcher {
     const state = this.readState();
     const live = state?.status === "running" && processAlive(state.pid);
     const before = this.version;
-    this.readEvents();
+    this.fold(this.tail.read());
     this.feature ??= state?.feature;
     this.startedAt ??= state?.startedAt;
     if (live !== this.live) {
@@ -101,6 +101,8 @@ export class RunWatcher {
     } else if (!this.ended && !live && this.version > 0 && this.status === "running") {
       this.status = "interrupted";
     }
+    // A run that can no longer change keeps no file open.
+    if (!this.open) this.tail.close();
     return this.version !== before;
   }
 
@@ -110,7 +112,17 @@ export class RunWatcher {
    */
   readEvents(): boolean {
     const before = this.version;
-    for (const event of this.tail.read()) {
+    this.fold(this.tail.readAppended());
+    return this.version !== before;
+  }
+
+  /** Releases the open events.jsonl (the server is stopping). */
+  close(): void {
+    this.tail.close();
+  }
+
+  private fold(events: LoggedEvent[]): void {
+    for (const event of events) {
       try {
         this.apply(event);
       } catch {
@@ -118,7 +130,6 @@ export class RunWatcher {
         // server keeps serving every other run and line.
       }
     }
-    return this.version !== before;
   }
 
   /** state.json, parsed again only when the file changed (the run rewrites it by rename, a few times a story). */
