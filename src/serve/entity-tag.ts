@@ -37,6 +37,8 @@ export class EntityTags {
  */
 export function noneMatchHolds(ifNoneMatch: string | undefined, tag: string): boolean {
   if (ifNoneMatch === undefined) return false;
+  // The one tag a client's cache sends back (every read of the page and the bench): no list to split.
+  if (ifNoneMatch === tag) return true;
   for (const part of ifNoneMatch.split(",")) {
     const candidate = part.trim();
     if (candidate === "*") return true;

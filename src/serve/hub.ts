@@ -101,10 +101,10 @@ export class RunHub {
     if (!watcher) return undefined;
     const cached = this.cache.get(runId);
     if (cached && cached.parts.version === watcher.version) return cached;
-    const { view, stories } = watcher.viewAndStoriesJson();
+    const { view, stories, logJson } = watcher.viewAndStoriesJson();
     if (view.live && view.feature)
       stories.push(...queuedStoriesJson(this.root, view.feature, { has: (id) => watcher.knows(id) }));
-    const parts = viewParts(view, watcher.version, stories);
+    const parts = viewParts(view, watcher.version, stories, logJson);
     const made = { parts, json: viewJson(parts) };
     this.cache.set(runId, made);
     return made;

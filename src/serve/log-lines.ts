@@ -27,3 +27,25 @@ function ownLine(event: LoggedEvent): string | undefined {
       return undefined;
   }
 }
+
+/** The newest progress lines of a run, bounded, each with its JSON made once when it came (a view is made at every change). */
+export class LogTail {
+  readonly lines: string[] = [];
+  private readonly json: string[] = [];
+
+  constructor(private readonly kept: number) {}
+
+  push(line: string): void {
+    this.lines.push(line);
+    this.json.push(JSON.stringify(line));
+    if (this.lines.length > this.kept) {
+      this.lines.splice(0, this.lines.length - this.kept);
+      this.json.splice(0, this.json.length - this.kept);
+    }
+  }
+
+  /** JSON.stringify(lines), from the lines' JSON. */
+  toJson(): string {
+    return `[${this.json.join(",")}]`;
+  }
+}

@@ -1,14 +1,15 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { requestFile, responseFile } from "../interaction/channels/file.js";
 import { RUN_SCOPE } from "../ledger/entry.js";
 import { processAlive } from "../process/process-group.js";
 import type { EventArgs } from "../reporters/types.js";
-import { type RunStateData, STATE_FILE } from "../runs/run-state.js";
+import { STATE_FILE } from "../runs/run-state.js";
 import { EventsTail, type LoggedEvent } from "./events-tail.js";
-import { logLine } from "./log-lines.js";
+import { LogTail, logLine } from "./log-lines.js";
 import { DECISIONS_KEPT, reviewDecisionView } from "./review-view.js";
 import { EVENTS_LOG, RUN_ENDS, runDir } from "./run-files.js";
+import { StateFile } from "./state-file.js";
 import { roundUsd, StoryJson, storyCopy } from "./story-json.js";
 import type { GateView, PendingRequest, RunView, StoryView } from "./view-types.js";
 
@@ -21,7 +22,7 @@ export class RunWatcher {
   private readonly stories = new Map<string, StoryView>();
   private readonly storyJson = new StoryJson();
   private readonly requests = new Map<string, Omit<PendingRequest, "answerable">>();
-  private readonly log: string[] = [];
+  private readonly log = new LogTail(LOG_TAIL);
   private readonly runGates: GateView[] = [];
   /** Run-scoped events land here, never in the story list. */
   private readonly runScope: StoryView = {
@@ -47,16 +48,14 @@ export class RunWatcher {
   version = 0;
 
   private readonly dir: string;
-  private readonly statePath: string;
-  /** state.json as last parsed, and the identity of the file it came from (rewritten by rename: a new inode). */
-  private state: { data: RunStateData | undefined; stamp: string } = { data: undefined, stamp: "" };
+  private readonly state: StateFile;
 
   constructor(
     root: string,
     readonly runId: string,
   ) {
     this.dir = runDir(root, runId);
-    this.statePath = join(this.dir, STATE_FILE);
+    this.state = new StateFile(join(this.dir, STATE_FILE));
     this.tail = new EventsTail(join(this.dir, EVENTS_LOG));
   }
 
@@ -86,7 +85,7 @@ export class RunWatcher {
 
   /** Reads what was appended and the run's liveness; true when anything changed. */
   refresh(): boolean {
-    const state = this.readState();
+    const state = this.state.read();
     const live = state?.status === "running" && processAlive(state.pid);
     const before = this.version;
     this.fold(this.tail.read());
@@ -132,33 +131,14 @@ export class RunWatcher {
     }
   }
 
-  /** state.json, parsed again only when the file changed (the run rewrites it by rename, a few times a story). */
-  private readState(): RunStateData | undefined {
-    const stat = statSync(this.statePath, { throwIfNoEntry: false });
-    if (!stat) {
-      this.state = { data: undefined, stamp: "" };
-      return undefined;
-    }
-    const stamp = `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
-    if (stamp === this.state.stamp) return this.state.data;
-    let data: RunStateData | undefined;
-    try {
-      data = JSON.parse(readFileSync(this.statePath, "utf8")) as RunStateData;
-    } catch {
-      data = undefined;
-    }
-    this.state = { data, stamp };
-    return data;
-  }
-
   view(): RunView {
     return this.viewWith([...this.stories.values()].map(storyCopy));
   }
 
   /** The view without its stories, and each story's JSON apart (made again only for a story that changed). */
-  viewAndStoriesJson(): { view: RunView; stories: string[] } {
+  viewAndStoriesJson(): { view: RunView; stories: string[]; logJson: string } {
     const stories = [...this.stories.values()].map((story) => this.storyJson.of(story));
-    return { view: this.viewWith([]), stories };
+    return { view: this.viewWith([]), stories, logJson: this.log.toJson() };
   }
 
   /** Whether the run has reached this story (it has an event of it). */
@@ -187,7 +167,7 @@ export class RunWatcher {
       stories,
       gates: [...this.runGates],
       pending,
-      log: [...this.log],
+      log: [...this.log.lines],
     };
   }
 
@@ -222,7 +202,6 @@ export class RunWatcher {
     const line = logLine(event);
     if (line !== undefined) {
       this.log.push(line);
-      if (this.log.length > LOG_TAIL) this.log.splice(0, this.log.length - LOG_TAIL);
     }
     const [type, e] = [event.type, event] as unknown as EventArgs;
     const attempt = (storyId: unknown, n: unknown) => {

@@ -14,12 +14,22 @@ export interface ViewParts {
   fields: [string, string][];
   stories: string[];
   log: string[];
+  /** The log's JSON, when the caller has it already. */
+  logJson?: string;
   /** Where stories and log sit among the fields (JSON.stringify's order). */
   order: string[];
 }
 
-/** `storiesJson`: the stories' JSON when the caller has it already (each story's JSON kept until it changes). */
-export function viewParts(view: RunView, version: number, storiesJson?: string[]): ViewParts {
+/**
+ * `storiesJson`, `logJson`: the stories' and the log's JSON when the caller has them already (each story's
+ * JSON kept until it changes, each log line's made once).
+ */
+export function viewParts(
+  view: RunView,
+  version: number,
+  storiesJson?: string[],
+  logJson?: string,
+): ViewParts {
   const fields: [string, string][] = [];
   const order: string[] = [];
   for (const [name, value] of Object.entries(view)) {
@@ -35,6 +45,7 @@ export function viewParts(view: RunView, version: number, storiesJson?: string[]
     fields,
     stories: storiesJson ?? view.stories.map((story) => JSON.stringify(story)),
     log: view.log,
+    ...(logJson === undefined ? {} : { logJson }),
     order,
   };
 }
@@ -44,7 +55,7 @@ export function viewJson(parts: ViewParts): string {
   const byName = new Map(parts.fields);
   const members = parts.order.map((name) => {
     if (name === "stories") return `"stories":[${parts.stories.join(",")}]`;
-    if (name === "log") return `"log":${JSON.stringify(parts.log)}`;
+    if (name === "log") return `"log":${parts.logJson ?? JSON.stringify(parts.log)}`;
     return `${JSON.stringify(name)}:${byName.get(name)}`;
   });
   members.push(`"version":${parts.version}`);

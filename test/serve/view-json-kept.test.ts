@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { RunHub } from "../../src/serve/hub.js";
+import { fakeRun, RUN_ID } from "./fake-run.js";
+
+/**
+ * The hub keeps each story's JSON until an event touches it and each log line's JSON from when it came: the
+ * view it serves must stay byte for byte what JSON.stringify makes of the view made afresh, after any change.
+ */
+describe("serve: the view made from kept parts is JSON.stringify's of the view", () => {
+  it("stays the same bytes as stories change, the log rolls past its 40 lines and stories come from prd.json", () => {
+    const run = fakeRun();
+    const hub = new RunHub(run.root, { pollMs: 60_000, maxClients: 1 });
+    const fresh = () => {
+      const view = hub.view(RUN_ID);
+      assert.ok(view);
+      return JSON.stringify({ ...view, version: hub.watcher(RUN_ID)?.version });
+    };
+    try {
+      assert.equal(hub.viewJson(RUN_ID), fresh());
+      const steps: object[] = [
+        { type: "stage:enter", storyId: "US-1", stage: "review" },
+        {
+          type: "agent:end",
+          storyId: "US-1",
+          role: "implementer",
+          agent: "command",
+          model: "m",
+          tier: "fast",
+          costUsd: 0.01234567,
+          costBasis: "exact",
+        },
+        {
+          type: "story:start",
+          story: { id: "US-2", title: "Zweite — «süß» 🚀", status: "in-progress", attempts: 0 },
+          tier: "fast",
+        },
+        ...Array.from({ length: 45 }, (_, i) => ({ type: "stage:enter", storyId: "US-2", stage: `s${i}` })),
+        { type: "gate:verdict", storyId: "US-2", gate: "verify", verdict: "pass", tree: "abc", attempt: 1 },
+        { type: "story:complete", story: { id: "US-1", title: "First", status: "passed", attempts: 1 } },
+      ];
+      for (const event of steps) {
+        run.append(event);
+        // An answer's read of what was appended (no poll): the view must follow it.
+        hub.watcher(RUN_ID)?.readEvents();
+        assert.equal(hub.viewJson(RUN_ID), fresh(), JSON.stringify(event));
+      }
+      assert.match(hub.viewJson(RUN_ID) ?? "", /🚀/);
+    } finally {
+      hub.stop();
+    }
+  });
+});
