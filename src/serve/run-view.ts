@@ -293,6 +293,10 @@ export class RunWatcher {
           this.current = undefined;
           this.requests.clear();
           this.status = type === "run:complete" ? "complete" : type === "run:pause" ? "paused" : "error";
+        } else if (line === undefined) {
+          // Nothing the page shows changed (verify:start, agent:start, run:cost-check, ...: a sixth of a
+          // run's events): the view, its tag and the streams stay as they were.
+          this.version -= 1;
         }
     }
   }

@@ -50,4 +50,23 @@ describe("serve: the view made from kept parts is JSON.stringify's of the view",
       hub.stop();
     }
   });
+
+  it("an event that changes nothing the page shows leaves the version and the view as they were", () => {
+    const run = fakeRun();
+    const hub = new RunHub(run.root, { pollMs: 60_000, maxClients: 1 });
+    try {
+      const before = hub.viewJson(RUN_ID);
+      const version = hub.watcher(RUN_ID)?.version;
+      run.append({ type: "verify:start", storyId: "US-1", attempt: 1 });
+      run.append({ type: "run:cost-check", spentUsd: 0.1, limitUsd: 5 });
+      hub.watcher(RUN_ID)?.readEvents();
+      assert.equal(hub.watcher(RUN_ID)?.version, version);
+      assert.equal(hub.viewJson(RUN_ID), before);
+      run.append({ type: "stage:enter", storyId: "US-1", stage: "review" });
+      hub.watcher(RUN_ID)?.readEvents();
+      assert.equal(hub.watcher(RUN_ID)?.version, (version ?? 0) + 1, "an event the page shows raises it");
+    } finally {
+      hub.stop();
+    }
+  });
 });
