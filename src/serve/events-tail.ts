@@ -11,8 +11,8 @@ let shared: Buffer | undefined;
 /**
  * Reads a growing events.jsonl from where it left off: whole lines only (a line still being written
  * waits for the next read), torn or non-JSON lines skipped and counted. The file may not exist yet. The file
- * stays open between reads until `close()` (a live run's, read many times a second); a run that ended is
- * closed by its watcher.
+ * stays open between reads until `close()` (a live run's, read many times a second); the watcher closes it
+ * once the run is not live.
  */
 export class EventsTail {
   private offset = 0;

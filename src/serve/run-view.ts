@@ -100,8 +100,8 @@ export class RunWatcher {
     } else if (!this.ended && !live && this.version > 0 && this.status === "running") {
       this.status = "interrupted";
     }
-    // A run that can no longer change keeps no file open.
-    if (!this.open) this.tail.close();
+    // Only a live run keeps its events.jsonl open: a root may hold thousands of ended or interrupted runs.
+    if (!this.live) this.tail.close();
     return this.version !== before;
   }
 

@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { RunHub } from "../../src/serve/hub.js";
 import { fakeRun, RUN_ID } from "./fake-run.js";
@@ -68,5 +70,33 @@ describe("serve: the view made from kept parts is JSON.stringify's of the view",
     } finally {
       hub.stop();
     }
+  });
+
+  it("keeps a live run's events.jsonl open between reads, and no run's that is not live", () => {
+    const run = fakeRun();
+    const events = join(run.runDir, "events.jsonl");
+    const openOnIt = () =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === events;
+        } catch {
+          return false;
+        }
+      }).length;
+    const hub = new RunHub(run.root, { pollMs: 60_000, maxClients: 1 });
+    try {
+      hub.start();
+      assert.equal(openOnIt(), 1, "live: kept open");
+      const statePath = join(run.runDir, "state.json");
+      writeFileSync(
+        statePath,
+        JSON.stringify({ ...JSON.parse(readFileSync(statePath, "utf8")), status: "paused" }),
+      );
+      hub.watcher(RUN_ID)?.refresh();
+      assert.equal(openOnIt(), 0, "not live: closed");
+    } finally {
+      hub.stop();
+    }
+    assert.equal(openOnIt(), 0);
   });
 });
