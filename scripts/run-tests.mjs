@@ -5,13 +5,17 @@ import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { compileTests, OUT, REPO } from "./compile-tests.mjs";
+import { prepareTests } from "./prepare-tests.mjs";
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith("-"));
 // `*.full.test.ts` are the long end-to-end profiles: run by `npm run test:full` (--full), or when named.
 const full = process.argv.includes("--full") || process.env.GANTRY_TEST_PROFILE === "full";
-// --compiled (npm test): type-check and compile once, then run the JavaScript without tsx.
-const compiled = process.argv.includes("--compiled");
-const flags = process.argv.slice(2).filter((a) => a.startsWith("-") && a !== "--full" && a !== "--compiled");
+// --compiled: type-check and compile once, then run the JavaScript without tsx. --prepare (npm test): the
+// same, with lint and the build run beside the compile (scripts/prepare-tests.mjs).
+const prepare = process.argv.includes("--prepare");
+const compiled = prepare || process.argv.includes("--compiled");
+const own = new Set(["--full", "--compiled", "--prepare"]);
+const flags = process.argv.slice(2).filter((a) => a.startsWith("-") && !own.has(a));
 let leftOut = 0;
 const files = [];
 const walk = (dir) => {
@@ -31,7 +35,7 @@ if (leftOut > 0)
   console.log(`# ${leftOut} long end-to-end files (*.full.test.ts) left out: npm run test:full runs them`);
 // Most tests wait on child processes (git, node, the built CLI), so three files at a time keep two cores busy.
 const concurrency = flags.some((f) => f.startsWith("--test-concurrency")) ? [] : ["--test-concurrency=3"];
-if (compiled && !compileTests()) process.exit(1);
+if (prepare ? !(await prepareTests()) : compiled && !compileTests()) process.exit(1);
 const run = compiled ? files.map((f) => join(OUT, relative(REPO, f)).replace(/\.ts$/, ".js")) : files;
 const loader = compiled ? [] : ["--import", "tsx"];
 const args = [...loader, "--test", "--test-reporter=spec", ...concurrency, ...flags, ...run];
