@@ -123,15 +123,16 @@ export function makeProject(spec: ProjectSpec): string {
     writeFileSync(join(root, path), content);
   }
   cpSync(emptyRepository(), join(root, ".git"), { recursive: true });
-  writePlanFiles(root, spec.plan, files[".agent-plan.json"] ?? "");
+  writePlanFiles(root, spec.plan, JSON.stringify(spec.plan));
   git(root, "add", "-A");
   git(root, "commit", "-q", "-m", "baseline");
   return root;
 }
 
 /**
- * The plan as the sh agent reads it (fixtures/scripted-agent.sh): .git/agent-plan/<key>/<n>/, beside a copy
- * of the .agent-plan.json it was made from. A plan that writes outside the project is left to the node agent.
+ * The plan as the sh agent reads it (fixtures/scripted-agent.sh): .git/agent-plan/<key>/<n>/, beside the
+ * JSON it was made from; a .agent-plan.json that is not that JSON (a test's own), or a plan that writes
+ * outside the project, is played by the node agent.
  */
 function writePlanFiles(root: string, plan: Record<string, AgentSession[]>, json: string): void {
   const outside = (path: string) => isAbsolute(path) || path.split(/[\\/]/).includes("..");
