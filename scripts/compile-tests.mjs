@@ -28,10 +28,9 @@ function mirrorResources(dir) {
   }
 }
 
-/** Type-checks and compiles; false (after tsc printed why) when the sources do not type-check. */
-export function compileTests() {
-  rmSync(OUT, { recursive: true, force: true });
-  const tsc = spawnSync(
+/** tsc type-checking src, test, scripts and bench and writing the JavaScript to .test-build/. */
+export function compileCommand() {
+  return [
     process.execPath,
     [
       join(REPO, "node_modules", "typescript", "bin", "tsc"),
@@ -44,10 +43,21 @@ export function compileTests() {
       "--sourceMap",
       "false",
     ],
-    { stdio: "inherit", cwd: REPO },
-  );
-  if (tsc.status !== 0) return false;
+  ];
+}
+
+/** Links what the compiled tests reach by relative path (fixtures, dist, schemas, node_modules) into OUT. */
+export function linkResources() {
   mirrorResources(join(REPO, "test"));
   for (const name of LINKED) if (existsSync(join(REPO, name))) link(join(REPO, name), join(OUT, name));
+}
+
+/** Type-checks and compiles; false (after tsc printed why) when the sources do not type-check. */
+export function compileTests() {
+  rmSync(OUT, { recursive: true, force: true });
+  const [program, args] = compileCommand();
+  const tsc = spawnSync(program, args, { stdio: "inherit", cwd: REPO });
+  if (tsc.status !== 0) return false;
+  linkResources();
   return true;
 }

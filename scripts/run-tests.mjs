@@ -1,17 +1,21 @@
 #!/usr/bin/env node
 // Node 20's --test has no glob: find test files here and hand them to node's runner through tsx.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join, relative, sep } from "node:path";
 import { compileTests, OUT, REPO } from "./compile-tests.mjs";
+import { prepareTests } from "./prepare-tests.mjs";
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith("-"));
 // `*.full.test.ts` are the long end-to-end profiles: run by `npm run test:full` (--full), or when named.
 const full = process.argv.includes("--full") || process.env.GANTRY_TEST_PROFILE === "full";
-// --compiled (npm test): type-check and compile once, then run the JavaScript without tsx.
-const compiled = process.argv.includes("--compiled");
-const flags = process.argv.slice(2).filter((a) => a.startsWith("-") && a !== "--full" && a !== "--compiled");
+// --compiled: type-check and compile once, then run the JavaScript without tsx. --prepare (npm test): the
+// same, with lint and the build run beside the compile (scripts/prepare-tests.mjs).
+const prepare = process.argv.includes("--prepare");
+const compiled = prepare || process.argv.includes("--compiled");
+const own = new Set(["--full", "--compiled", "--prepare"]);
+const flags = process.argv.slice(2).filter((a) => a.startsWith("-") && !own.has(a));
 let leftOut = 0;
 const files = [];
 const walk = (dir) => {
@@ -31,13 +35,35 @@ if (leftOut > 0)
   console.log(`# ${leftOut} long end-to-end files (*.full.test.ts) left out: npm run test:full runs them`);
 // Most tests wait on child processes (git, node, the built CLI), so three files at a time keep two cores busy.
 const concurrency = flags.some((f) => f.startsWith("--test-concurrency")) ? [] : ["--test-concurrency=3"];
-if (compiled && !compileTests()) process.exit(1);
+if (prepare ? !(await prepareTests()) : compiled && !compileTests()) process.exit(1);
 const run = compiled ? files.map((f) => join(OUT, relative(REPO, f)).replace(/\.ts$/, ".js")) : files;
 const loader = compiled ? [] : ["--import", "tsx"];
-const args = [...loader, "--test", "--test-reporter=spec", ...concurrency, ...flags, ...run];
+// The whole compiled suite with no flags of the caller's (npm test): the longest files first, through
+// node's run() (scripts/node-test-runner.mjs), since `node --test` orders files by path.
+const ordered = compiled && flags.length === 0;
+const args = ordered
+  ? [join(REPO, "scripts", "node-test-runner.mjs"), "--concurrency=3", ...longestFirst(files, run)]
+  : [...loader, "--test", "--test-reporter=spec", ...concurrency, ...flags, ...run];
 // gantry keeps ledger keys under $XDG_STATE_HOME/gantry: tests get their own, never the user's.
 const state = mkdtempSync(join(tmpdir(), "gantry-test-state-"));
 const env = { ...process.env, XDG_STATE_HOME: state };
 const result = spawnSync(process.execPath, args, { stdio: "inherit", env });
 rmSync(state, { recursive: true, force: true });
 process.exit(result.status ?? 1);
+
+/**
+ * The files to run (`run`, in the order of `files`), the ones that take longest first: by
+ * scripts/test-weights.json (seconds a file took alone, measured), else 10 for an end-to-end or chaos
+ * file and 1 for the rest; files of the same weight keep their path order.
+ */
+function longestFirst(files, run) {
+  const weights = JSON.parse(readFileSync(join(REPO, "scripts", "test-weights.json"), "utf8"));
+  const weight = (file) => {
+    const path = relative(REPO, file).split(sep).join("/");
+    return weights[path] ?? (/^test\/(e2e|chaos)\//.test(path) ? 10 : 1);
+  };
+  return files
+    .map((file, i) => ({ run: run[i], weight: weight(file), i }))
+    .sort((a, b) => b.weight - a.weight || a.i - b.i)
+    .map((f) => f.run);
+}

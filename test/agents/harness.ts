@@ -23,8 +23,10 @@ import type { EventName, EventOf } from "../../src/model/events.js";
 import { StorySchema } from "../../src/prd/story.js";
 import type { RunContext, StoryContext } from "../../src/stages/context.js";
 import { createRedactor } from "../../src/util/redact.js";
+import { type FakeMode, fakeOutput } from "./fake-output.js";
 
-const FAKE = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-cli.mjs");
+const FAKE = join(dirname(fileURLToPath(import.meta.url)), "fixtures", "fake-cli.sh");
+const MODES: FakeMode[] = ["success", "error", "ratelimit"];
 export const CLIS = ["claude", "codex", "gemini", "aider", "opencode"] as const;
 
 export interface Fakes {
@@ -34,6 +36,7 @@ export interface Fakes {
   bin: string;
   /** The "repository" the agent runs in. */
   repo: string;
+  /** A folder per call, in call order (fixtures/fake-cli.sh). */
   log: string;
 }
 
@@ -57,19 +60,58 @@ export function installFakes(): Fakes {
     copyFileSync(FAKE, join(bin, name));
     chmodSync(join(bin, name), 0o755);
   }
-  const log = join(root, "calls.jsonl");
+  const log = join(root, "calls");
+  mkdirSync(log);
   process.env.PATH = `${bin}${delimiter}${process.env.PATH ?? ""}`;
   process.env.FAKE_LOG = log;
   after(() => rmSync(root, { recursive: true, force: true }));
-  return { root, bin, repo, log };
+  const fakes = { root, bin, repo, log };
+  renderOutputs(fakes);
+  return fakes;
 }
+
+/** What each fake prints in each mode, for the no-cost and final-message settings now in the environment. */
+function renderOutputs(fakes: Fakes): void {
+  const options = { noCost: process.env.FAKE_NO_COST === "1", final: process.env.FAKE_FINAL };
+  for (const cli of CLIS) {
+    const dir = join(fakes.root, "out", cli);
+    mkdirSync(dir, { recursive: true });
+    for (const mode of MODES) {
+      const { stdout, stderr, code } = fakeOutput(cli, mode, options);
+      writeFileSync(join(dir, `${mode}.out`), stdout);
+      writeFileSync(join(dir, `${mode}.err`), stderr);
+      writeFileSync(join(dir, `${mode}.code`), `${code}\n`);
+    }
+  }
+}
+
+/** NUL-separated strings as the fake writes them. */
+const fields = (text: string): string[] => (text === "" ? [] : text.slice(0, -1).split("\0"));
 
 export function calls(fakes: Fakes): Call[] {
   if (!existsSync(fakes.log)) return [];
-  return readFileSync(fakes.log, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as Call);
+  const numbers = readdirSync(fakes.log)
+    .map(Number)
+    .sort((a, b) => a - b);
+  // A call's folder is complete once its cli file is there, the fake's last write before it prints.
+  return numbers
+    .map((n) => join(fakes.log, String(n)))
+    .filter((dir) => existsSync(join(dir, "cli")))
+    .map((dir) => {
+      const read = (name: string) => readFileSync(join(dir, name), "utf8");
+      const env = fields(read("env"))
+        .filter((entry) => entry.startsWith("GANTRY_"))
+        .map((entry) => [entry.slice(0, entry.indexOf("=")), entry.slice(entry.indexOf("=") + 1)]);
+      const call: Call = {
+        cli: read("cli").trimEnd(),
+        argv: fields(read("argv")),
+        stdin: read("stdin"),
+        cwd: read("cwd").trimEnd(),
+        env: Object.fromEntries(env),
+      };
+      if (existsSync(join(dir, "message"))) call.message = read("message");
+      return call;
+    });
 }
 
 /** Clears the call log and the fake's modes. */
@@ -82,12 +124,14 @@ export function reset(
     FAKE_FINAL?: string;
   } = {},
 ): void {
-  rmSync(fakes.log, { force: true });
+  rmSync(fakes.log, { recursive: true, force: true });
+  mkdirSync(fakes.log);
   for (const key of ["FAKE_MODE", "FAKE_RATE_LIMIT_CALLS", "FAKE_NO_COST", "FAKE_FINAL"] as const) {
     const value = mode[key];
     if (value === undefined) delete process.env[key];
     else process.env[key] = value;
   }
+  renderOutputs(fakes);
 }
 
 export function config(input: ConfigInput = {}): Config {

@@ -6,10 +6,11 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -32,7 +33,8 @@ function nativeBiome(): string | undefined {
   }
   return undefined;
 }
-const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
+/** The scripted agent in sh; it hands a plan it was not given as files to scripted-agent.mjs. */
+const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.sh");
 /** Where the CLI keeps ledger keys in tests: this process's own directory, never the user's state. */
 export const TEST_STATE_HOME = process.env.XDG_STATE_HOME?.includes("gantry-test-state-")
   ? process.env.XDG_STATE_HOME
@@ -79,7 +81,7 @@ export const failingTest = (name: string) => passingTest(name, "assert.equal(1 +
 /** The config every e2e project starts from: node's test runner, Biome lint with useConst as an error. */
 export function baseConfig(): Record<string, unknown> {
   return {
-    agent: { default: "command", timeoutSeconds: 30, command: { run: `node ${JSON.stringify(AGENT)}` } },
+    agent: { default: "command", timeoutSeconds: 30, command: { run: `sh ${JSON.stringify(AGENT)}` } },
     quality: {
       commands: {
         test: "node --test --test-reporter=spec test/",
@@ -120,12 +122,64 @@ export function makeProject(spec: ProjectSpec): string {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), content);
   }
-  git(root, "init", "-q", "-b", "main");
-  git(root, "config", "user.email", "e2e@example.com");
-  git(root, "config", "user.name", "e2e");
+  cpSync(emptyRepository(), join(root, ".git"), { recursive: true });
+  writePlanFiles(root, spec.plan, JSON.stringify(spec.plan));
   git(root, "add", "-A");
   git(root, "commit", "-q", "-m", "baseline");
   return root;
+}
+
+/**
+ * The plan as the sh agent reads it (fixtures/scripted-agent.sh): .git/agent-plan/<key>/<n>/, beside the
+ * JSON it was made from; a .agent-plan.json that is not that JSON (a test's own), or a plan that writes
+ * outside the project, is played by the node agent.
+ */
+function writePlanFiles(root: string, plan: Record<string, AgentSession[]>, json: string): void {
+  const outside = (path: string) => isAbsolute(path) || path.split(/[\\/]/).includes("..");
+  const sessions = Object.values(plan).flat();
+  if (sessions.some((s) => Object.keys(s.write ?? {}).some(outside))) return;
+  const dir = join(root, ".git", "agent-plan");
+  const put = (path: string, content: string) => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, content);
+  };
+  for (const [key, list] of Object.entries(plan)) {
+    mkdirSync(join(dir, key), { recursive: true });
+    list.forEach((session, n) => {
+      const at = join(dir, key, String(n));
+      mkdirSync(at, { recursive: true });
+      for (const [path, content] of Object.entries(session.write ?? {}))
+        put(join(at, "files", path), content);
+      if (session.remove) put(join(at, "remove"), `${session.remove.join("\n")}\n`);
+      if (session.sh !== undefined) put(join(at, "sh"), session.sh);
+      if (session.output !== undefined) {
+        const text = typeof session.output === "string" ? session.output : JSON.stringify(session.output);
+        put(join(at, "output"), text);
+      }
+      if (session.print) put(join(at, "print"), session.print);
+      if (session.sleepMs) put(join(at, "sleep"), `${session.sleepMs / 1000}\n`);
+      if (session.exit !== undefined) put(join(at, "exit"), `${session.exit}\n`);
+    });
+  }
+  writeFileSync(`${dir}.json`, json);
+}
+
+let emptyGit: string | undefined;
+
+/**
+ * The .git of an empty repository on main with the e2e identity, made once per test process: a project
+ * copies it rather than running `git init` and two `git config`s of its own.
+ */
+function emptyRepository(): string {
+  if (emptyGit === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), "gantry-e2e-empty-"));
+    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+    git(dir, "init", "-q", "-b", "main");
+    git(dir, "config", "user.email", "e2e@example.com");
+    git(dir, "config", "user.name", "e2e");
+    emptyGit = join(dir, ".git");
+  }
+  return emptyGit;
 }
 
 export function git(root: string, ...args: string[]): string {

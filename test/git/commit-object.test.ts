@@ -47,12 +47,15 @@ describe("the commit object written in node", () => {
   });
 
   it("stamps now in the local zone as git does (git var's own time and zone)", () => {
+    // The compiled test imports the compiled module in a plain node; through tsx, the source with tsx.
+    const compiled = import.meta.url.endsWith(".js");
+    const url = new URL(`../../src/git/commit-object.${compiled ? "js" : "ts"}`, import.meta.url).href;
     for (const TZ of ["Asia/Kolkata", "America/St_Johns"]) {
-      const script = `import("${join(process.cwd(), "src/git/commit-object.ts")}").then((m) => {
+      const script = `import(${JSON.stringify(url)}).then((m) => {
         const body = m.commitBody("t", "", m.stampNow("n", "e"), m.stampNow("n", "e"), "s").toString();
         process.stdout.write(/^committer n <e> (\\d+) (\\S+)$/m.exec(body).slice(1).join(" "));
       })`;
-      const ours = execFileSync(process.execPath, ["--import", "tsx", "-e", script], {
+      const ours = execFileSync(process.execPath, [...(compiled ? [] : ["--import", "tsx"]), "-e", script], {
         encoding: "utf8",
         env: { ...process.env, TZ },
       }).split(" ");

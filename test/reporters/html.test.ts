@@ -22,6 +22,23 @@ function chromium(...args: string[]): string {
   return result.stdout;
 }
 
+let loaded: Promise<{ dom: string; png: string }> | undefined;
+
+/**
+ * A sample run's report loaded once in headless Chromium for both browser checks: its DOM on stdout and a
+ * screenshot (a browser start is seconds of CPU; one load can give both).
+ */
+function inChromium(): Promise<{ dom: string; png: string }> {
+  loaded ??= (async () => {
+    const { runDir } = await runSample(html);
+    const png = join(freshDir(), "report.png");
+    const page = `file://${join(runDir, "report.html")}`;
+    const dom = chromium("--window-size=1400,1000", `--screenshot=${png}`, "--dump-dom", page);
+    return { dom, png };
+  })();
+  return loaded;
+}
+
 const text = (dom: string) =>
   dom
     .replace(/<style>[\s\S]*?<\/style>/, "")
@@ -52,9 +69,7 @@ describe("html reporter", () => {
   });
 
   it("opens in headless Chromium and shows every story, its stages and its verdicts", { skip }, async () => {
-    const { runDir } = await runSample(html);
-    const file = join(runDir, "report.html");
-    const dom = chromium("--dump-dom", `file://${file}`);
+    const { dom } = await inChromium();
     const shown = text(dom);
     for (const story of STORIES) {
       assert.ok(shown.includes(story.id), `${story.id} is shown`);
@@ -86,9 +101,7 @@ describe("html reporter", () => {
   });
 
   it("renders to a screenshot", { skip }, async () => {
-    const { runDir } = await runSample(html);
-    const png = join(freshDir(), "report.png");
-    chromium("--window-size=1400,1000", `--screenshot=${png}`, `file://${join(runDir, "report.html")}`);
+    const { png } = await inChromium();
     const bytes = readFileSync(png);
     assert.equal(bytes.subarray(1, 4).toString(), "PNG");
     assert.ok(bytes.length > 20_000, "not a blank page");
