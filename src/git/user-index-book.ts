@@ -32,6 +32,11 @@ export class UserIndexBook {
     return trackedBelow(this.paths, this.index, prefix, this.hashBytes);
   }
 
+  /** The index gantry's last commit wrote in node, left for the commit to take (a commit made ahead reads it). */
+  peekWritten(): UserIndexReset | undefined {
+    return this.written;
+  }
+
   /** The index gantry's last commit wrote in node, for the next commit (taken once). */
   takeWritten(): UserIndexReset | undefined {
     const written = this.written;
