@@ -149,65 +149,6 @@ describe("the user's index reset to gantry's commit in node", () => {
     repo.close();
   });
 
-  it("writes every byte of the buffer it is lent: a reused buffer full of old bytes gives the same index", () => {
-    const top = project();
-    const id = (text: string) =>
-      Buffer.from(
-        execFileSync("git", ["hash-object", "-w", "--stdin"], {
-          cwd: top,
-          input: text,
-          encoding: "utf8",
-        }).trim(),
-        "hex",
-      );
-    const entry = (path: string, text: string): RawEntry => ({
-      path: Buffer.from(path),
-      mode: 0o100644,
-      id: id(text),
-      stat: Buffer.alloc(40),
-    });
-    // Names of every length modulo 8 (1 to 8 bytes of padding), in both lists.
-    const judged = ["a", "bb", "ccc", "dddd", "src/eeeee", "src/ffffff", "src/x.ts", "zzzzzzzz"].map((p) =>
-      entry(p, `${p}\n`),
-    );
-    const gantry = [".gantry/a", ".gantry/bb", ".gantry/config.json", ".gantry/features/f/prd.json"].map(
-      (p) => entry(p, `${p}\n`),
-    );
-    const old = scanPlainIndex(readFileSync(join(top, ".git/index")));
-    assert.ok(old);
-    const into = (byte: number) =>
-      mergeUserIndex(
-        { judged: plainOf(judged), gantry },
-        old,
-        0,
-        () => true,
-        (size) => Buffer.alloc(size + 64, byte).subarray(0, size),
-      );
-    const zeros = into(0);
-    const garbage = into(0xa5);
-    assert.ok(zeros && garbage);
-    assert.deepEqual(garbage.bytes, zeros.bytes, "no byte left from the buffer's earlier use");
-    const path = join(top, ".git/index-merged");
-    writeFileSync(path, garbage.bytes);
-    const env = { ...process.env, GIT_INDEX_FILE: path };
-    // The same entries given to git (no stat data either: none had the old index's path and object).
-    const byGit = join(top, ".git/index-by-git");
-    const info = [...judged, ...gantry].map((e) => `100644 ${e.id.toString("hex")} 0\t${e.path}\n`).join("");
-    execFileSync("git", ["update-index", "--index-info"], {
-      cwd: top,
-      input: info,
-      env: { ...process.env, GIT_INDEX_FILE: byGit },
-    });
-    const debug = (index: string) =>
-      execFileSync("git", ["ls-files", "-s", "--debug"], {
-        cwd: top,
-        encoding: "utf8",
-        env: { ...process.env, GIT_INDEX_FILE: index },
-      });
-    assert.equal(debug(path), debug(byGit));
-    execFileSync("git", ["fsck", "--strict", "--no-progress"], { cwd: top, env, stdio: "pipe" });
-  });
-
   it("an index with a skip-worktree entry is left to git, which keeps the flag", async () => {
     const top = project();
     git(top, "update-index", "--skip-worktree", "src/x.ts");
