@@ -10,17 +10,25 @@ import { readReusing } from "./reused-read.js";
 
 /**
  * The commit's entries, each list sorted as an index has them: the private index's (it holds exactly the
- * judged tree) and the committed .gantry/ tree's, read in node; undefined when either cannot be read.
+ * judged tree, `judgedTree`) and the committed .gantry/ tree's, read in node; undefined when either cannot be
+ * read. The private index's entries are the judge's read of it when that judge wrote this tree in node (the
+ * same entries: git's status since rewrote only stat data and extensions), else read again.
  */
-export function commitEntries(scope: TreeScope, gantryTree: string): CommitIndex | undefined {
+export function commitEntries(
+  scope: TreeScope,
+  gantryTree: string,
+  judgedTree?: string,
+): CommitIndex | undefined {
   const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
   try {
     // Read into the scope's own buffer: its judges and commits run one at a time, and the merge that uses
     // these bytes keeps no view of them (index-merge.ts copies them into the file it writes).
     scope.commitRead ??= {};
-    const judged = objects
-      ? scanPlainIndex(readReusing(join(scope.git.dir, "index"), scope.commitRead))
-      : undefined;
+    const known =
+      judgedTree !== undefined && scope.judgedIndex?.tree === judgedTree ? scope.judgedIndex : undefined;
+    const judged = !objects
+      ? undefined
+      : (known?.plain ?? scanPlainIndex(readReusing(join(scope.git.dir, "index"), scope.commitRead)));
     const listed =
       judged && new GitObjects(objects as string).listTree(gantryTree, `${scope.prefix}${GANTRY_DIR}/`);
     if (!judged || !listed) return undefined;
@@ -72,11 +80,19 @@ export function treeInNode(
   scope: TreeScope,
   judgedTree: string,
   head: string,
+  contents?: ReadonlyMap<string, Buffer>,
 ): { tree: string; gantry: string } | undefined {
   const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
   if (!objects || judgedTree.length !== 40) return undefined;
   try {
-    return buildCommittedTree({ objects, top: scope.top, prefix: scope.prefix, judgedTree, head });
+    return buildCommittedTree({
+      objects,
+      top: scope.top,
+      prefix: scope.prefix,
+      judgedTree,
+      head,
+      ...(contents ? { contents } : {}),
+    });
   } catch {
     return undefined; // a folder or object it cannot read or write: git says what is wrong, if anything
   }

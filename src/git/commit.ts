@@ -2,6 +2,7 @@ import { copyFileSync, rmSync, statSync, utimesSync } from "node:fs";
 import { join } from "node:path";
 import type { Judged } from "../model/ledger.js";
 import { commitEntries, commitInNode, treeInNode } from "./commit-in-node.js";
+import { type PreparedCommit, preparedFor } from "./commit-prepare.js";
 import type { CommitterIdentity } from "./committer.js";
 import { FIRST_STEP_EXIT, runGitScript } from "./exec.js";
 import { GANTRY_DIR, type TreeScope, UNBORN, writePrivateHead } from "./judge.js";
@@ -29,6 +30,8 @@ export interface CommitPlan {
   identity: CommitterIdentity;
   /** Awaited before the branch moves (and not before): what must be durable by then, synced meanwhile. */
   ready?: Promise<unknown>;
+  /** The commit made ahead while completion's status ran (commit-prepare.ts): used only if it is this one. */
+  prepared?: PreparedCommit;
 }
 
 /** The variables that point git at the private directory: the steps on the user's repository drop them. */
@@ -105,8 +108,14 @@ export async function commitJudged(
   rmSync(commitIndex, { force: true });
   const built = parent === "" ? undefined : treeInNode(scope, plan.judged.tree, parent);
   if (holds && !built) copyIndex(join(scope.git.dir, "index"), commitIndex);
-  const entries = holds && built && plan.userIndex ? commitEntries(scope, built.gantry) : undefined;
-  const made = built ? commitInNode(scope, plan.identity, built.tree, parent, plan.subject) : undefined;
+  const ahead = preparedFor(plan.prepared, plan.judged, plan.subject, plan.identity, built?.tree);
+  const entries =
+    holds && built && plan.userIndex
+      ? (ahead?.entries ?? commitEntries(scope, built.gantry, plan.judged.tree))
+      : undefined;
+  const made = built
+    ? (ahead?.commit ?? commitInNode(scope, plan.identity, built.tree, parent, plan.subject))
+    : undefined;
   await plan.ready;
   const out = await runGitScript(
     scope.cwd,
@@ -128,7 +137,14 @@ export async function commitJudged(
   const [commit = "", tree = ""] = out.trim().split(/\s+/);
   const userIndex =
     entries && plan.userIndex
-      ? resetUserIndex(plan.userIndex, scope.top, entries, plan.userIndexWritten, plan.userIndexBuffer)
+      ? resetUserIndex(
+          plan.userIndex,
+          scope.top,
+          entries,
+          plan.userIndexWritten,
+          plan.userIndexBuffer,
+          entries === ahead?.entries ? ahead.userIndex : undefined,
+        )
       : undefined;
   if (entries && !userIndex)
     await runGitScript(

@@ -11,6 +11,12 @@ export interface CommittedTreeInput {
   judgedTree: string;
   /** The judged commit (HEAD), never unborn. */
   head: string;
+  /**
+   * Contents gantry is about to write over a tracked prd.json (by absolute path), taken instead of the file's
+   * (commit-prepare.ts: the tree built before the write; the commit builds it again from the disk and compares).
+   * gantry writes a new file (mode 0644 less the umask): its mode is 100644.
+   */
+  contents?: ReadonlyMap<string, Buffer>;
 }
 
 const GANTRY = ".gantry";
@@ -86,8 +92,9 @@ function gantryWithPrdFiles(
     const file = join(folder, PRD);
     const stat = lstat(file);
     if (!isFolder(folder) || !stat?.isFile()) return undefined;
-    const content = readFileSync(file);
-    const mode = stat.mode & 0o100 ? "100755" : "100644";
+    const coming = input.contents?.get(file);
+    const content = coming ?? readFileSync(file);
+    const mode = coming === undefined && stat.mode & 0o100 ? "100755" : "100644";
     const id = objectId("blob", content);
     if (tracked.mode === mode && tracked.id.toString("hex") === id) continue;
     objects.write("blob", content);

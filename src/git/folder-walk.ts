@@ -19,6 +19,12 @@ export interface FolderWalk {
   ignoreFiles: Map<string, string>;
   /** When it began (ms since the epoch): each folder's key is its key then, unless it changed since. */
   at: number;
+  /**
+   * The walk it was made from (`previous`; weak: a run's walks do not hold each other), and its folders whose
+   * key is not the one that walk had (new ones too).
+   */
+  from?: WeakRef<FolderWalk>;
+  differs?: string[];
 }
 
 /**
@@ -58,7 +64,13 @@ function walkOrThrow(
   previous?: FolderWalk,
   known?: UnchangedFolders,
 ): FolderWalk | undefined {
-  const walk: FolderWalk = { folders: new Map(), ignoreFiles: new Map(), at: known?.at ?? Date.now() };
+  const differs: string[] = [];
+  const walk: FolderWalk = {
+    folders: new Map(),
+    ignoreFiles: new Map(),
+    at: known?.at ?? Date.now(),
+    ...(previous ? { from: new WeakRef(previous), differs } : {}),
+  };
   const pending = [""];
   while (pending.length > 0) {
     const rel = pending.pop() as string;
@@ -70,6 +82,7 @@ function walkOrThrow(
     const folder = seen && seen.key === key ? seen : readFolder(top, rel, key);
     if (!folder) continue;
     walk.folders.set(rel, folder);
+    if (folder !== seen) differs.push(rel);
     if (walk.folders.size > MAX_FOLDERS) return undefined;
     if (folder.gitignore)
       walk.ignoreFiles.set(`${rel}.gitignore`, statKey(join(top, rel, ".gitignore")) ?? "");
@@ -106,12 +119,20 @@ function readFolder(top: string, rel: string, key: string): Folder | undefined {
  */
 export function changedFolders(before: FolderWalk, after: FolderWalk): string[] | undefined {
   if (!sameEntries(before.ignoreFiles, after.ignoreFiles)) return undefined;
-  const changed = new Set<string>();
-  for (const [rel, folder] of after.folders)
-    if (before.folders.get(rel)?.key !== folder.key) changed.add(rel);
+  const changed = new Set(keysDiffering(before, after));
   for (const rel of before.folders.keys()) if (!after.folders.has(rel)) changed.add(rel);
   // A folder inside another changed one is listed with it.
   return [...changed].filter((rel) => !hasChangedAncestor(rel, changed)).sort();
+}
+
+/** The folders of `after` whose stat key is not the one `before` had (new ones included). */
+export function keysDiffering(before: FolderWalk, after: FolderWalk): string[] {
+  // Found by the walk itself when it was made from `before`: no second pass over every folder.
+  if (after.differs && after.from?.deref() === before) return [...after.differs];
+  const differs: string[] = [];
+  for (const [rel, folder] of after.folders)
+    if (before.folders.get(rel)?.key !== folder.key) differs.push(rel);
+  return differs;
 }
 
 function hasChangedAncestor(rel: string, changed: ReadonlySet<string>): boolean {

@@ -37,6 +37,12 @@ export interface GitRepo {
    */
   commitJudged(judged: Judged, subject: string, options?: CommitOptions): Promise<string>;
   /**
+   * Makes the next commit ahead, in memory and as loose objects, for the tree the last judge left (while
+   * completion's recheck runs): `contents`, the prd.json files the story store is about to write, by absolute
+   * path. Nothing is published; commitJudged uses it only when it is exactly the commit to make then.
+   */
+  prepareCommit?(subject: string, contents: ReadonlyMap<string, Buffer>): void;
+  /**
    * Files that differ between a commit and a judged tree (.gantry/ aside), relative to the project root,
    * deleted ones included, sorted: `git diff-tree`, whose cost grows with the change, not the repository.
    */

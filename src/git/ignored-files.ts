@@ -1,7 +1,13 @@
 import { type Dirent, readdirSync } from "node:fs";
 import { extname, join } from "node:path";
 import { runGit } from "./exec.js";
-import { changedFolders, type FolderWalk, type UnchangedFolders, walkFolders } from "./folder-walk.js";
+import {
+  changedFolders,
+  type FolderWalk,
+  keysDiffering,
+  type UnchangedFolders,
+  walkFolders,
+} from "./folder-walk.js";
 import { answerFromIndex, type IndexedPaths } from "./ignored-from-index.js";
 import type { CheckedFolders } from "./untracked-cache.js";
 
@@ -89,7 +95,7 @@ export async function relistIgnored(
   const paths = new Set(
     [...before.paths].filter((path) => !changed.some((folder) => path.startsWith(folder))),
   );
-  const index = changed.length > 0 ? indexed?.(changedKeys(before.walk, walk)) : undefined;
+  const index = changed.length > 0 ? indexed?.(keysDiffering(before.walk, walk)) : undefined;
   const { ask, kept } = index
     ? answerFromIndex(top, changed, before.walk, walk, before.paths, index)
     : { ask: changed, kept: [] };
@@ -118,14 +124,6 @@ export function unchangedSince(
       return ctime !== undefined && ctime <= before;
     },
   };
-}
-
-/** The folders of `walk` whose stat key is not the one `before` had (new ones included). */
-function changedKeys(before: FolderWalk, walk: FolderWalk): string[] {
-  const changed: string[] = [];
-  for (const [rel, folder] of walk.folders)
-    if (before.folders.get(rel)?.key !== folder.key) changed.push(rel);
-  return changed;
 }
 
 /** Folders the walk does not enter: gantry's own and the wholly ignored ones. */

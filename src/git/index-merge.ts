@@ -36,13 +36,14 @@ export function mergeUserIndex(
   old: PlainIndex,
   oldMtimeSec: number,
   stillClean: (entry: RawEntry) => boolean,
-  allocate: (size: number) => Buffer = (size) => Buffer.alloc(size),
+  allocate: (size: number) => Buffer = (size) => Buffer.allocUnsafe(size),
 ): MergedIndex | undefined {
   const { judged, gantry } = commit;
   const count = judged.count + gantry.length;
   let size = HEADER + ID + (judged.count > 0 ? judgedEnd(judged) - HEADER : 0);
   for (const entry of gantry) size += entrySize(entry.path.length);
-  // Zero-filled, `size` long, 4-byte aligned (user-index-book.ts lends one kept for the run).
+  // `size` long, 4-byte aligned, its old bytes left as they were (user-index-book.ts lends one kept for the
+  // run): every byte is written below (the header, each entry whole with its padding, the checksum).
   const out = allocate(size);
   out.write("DIRC", 0, "latin1");
   out.writeUInt32BE(old.version, 4);
@@ -81,6 +82,7 @@ export function mergeUserIndex(
       next.id.copy(out, pos + STAT);
       out.writeUInt16BE(Math.min(length, 0xfff), pos + STAT + ID);
       next.path.copy(out, from);
+      out.fill(0, from + length, pos + entrySize(length));
       k++;
       run = i < judged.count ? (judged.at[i] as number) : end;
       runAt = pos + entrySize(length);

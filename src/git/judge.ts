@@ -7,6 +7,7 @@ import type { PrivateGit } from "./hermetic.js";
 import { addPathspecs, differencesFromIndex } from "./judge-status.js";
 import { knownJudgedDiff, rememberJudgedDiff, treesWithKnownDiff } from "./judged-changes.js";
 import { rawTreeDiff, writeTreeFromIndex } from "./judged-tree-in-node.js";
+import type { PlainIndex } from "./plain-index.js";
 import type { ReadBuffer } from "./reused-read.js";
 import { escapingEntries } from "./tree-escapes.js";
 
@@ -37,6 +38,13 @@ export interface TreeScope {
   statusStarted?: number;
   /** The commit's read of the private index (commit-in-node.ts), one buffer kept for the run. */
   commitRead?: ReadBuffer;
+  /** The judge's read of the private index (judged-tree-in-node.ts), one buffer kept for the run. */
+  judgeRead?: ReadBuffer;
+  /**
+   * The private index as the last judge read it to write `tree` in node (its entries are exactly that tree),
+   * a view of `judgeRead`'s buffer: the commit of that tree takes its entries from here. Each judge drops it first.
+   */
+  judgedIndex?: { tree: string; plain: PlainIndex };
 }
 
 /** gantry's own files never count as the content being judged. */
@@ -93,6 +101,7 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   const gantry = `:(top)${scope.prefix}${GANTRY_DIR}`;
   const rebase = scope.index.head !== head;
   scope.index.head = undefined;
+  scope.judgedIndex = undefined;
   // The private HEAD is the judged commit: a later stat check (`status`) compares against it, not against
   // an unborn branch (which would list every file).
   writePrivateHead(scope, head);
@@ -122,7 +131,11 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   };
   const known = objects !== undefined ? "*" : treesWithKnownDiff(scope.prefix, against).join(" ");
   const out = await script(inNode ? "-" : known);
-  const built = inNode ? writeTreeFromIndex(join(scope.git.dir, "index"), objects) : undefined;
+  const seen: { plain?: PlainIndex } = {};
+  scope.judgeRead ??= {};
+  const built = inNode
+    ? writeTreeFromIndex(join(scope.git.dir, "index"), objects, scope.judgeRead, seen)
+    : undefined;
   // git writes the tree when node could not (an index it does not read whole, a mode a tree does not hold).
   const tree = inNode
     ? (built ?? (await runGit(scope.cwd, ["write-tree"], scope.git.env)).trim())
@@ -142,6 +155,7 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
       : rest;
   rememberJudgedDiff(scope.prefix, against, tree, diff);
   scope.index.head = head;
+  if (built && seen.plain) scope.judgedIndex = { tree: built, plain: seen.plain };
   // No entry differs from HEAD (.gantry/ aside): what "changed nothing" asks, answered already.
   scope.sameAsHead = { head, tree, same: diff === "" };
   scope.lastDiff = { head, tree, raw: diff };

@@ -1,6 +1,6 @@
 import { type CachedTree, readCacheTree } from "./cache-tree.js";
 import { EMPTY_TREE, GitObjects, sortKey, type TreeEntry } from "./git-objects.js";
-import { ID, NAME, STAT, scanPlainIndex } from "./plain-index.js";
+import { ID, NAME, type PlainIndex, STAT, scanPlainIndex } from "./plain-index.js";
 import { type ReadBuffer, readReusing } from "./reused-read.js";
 
 const TREE = "40000";
@@ -23,10 +23,18 @@ const ZERO_ID = "0".repeat(40);
  * tree does not hold, a name a tree cannot hold, a cache-tree that does not fit the entries. A folder the
  * index's cache-tree holds as valid (one no change reached since git last wrote or primed it) is taken from
  * there, as git's write-tree takes it: at 50,000 entries only the folders on the changed paths are built.
+ * `keep`: the buffer the index is read into (one of the caller's, kept for the run); `seen.plain` is then the
+ * index as read, whose entries are exactly the tree returned (the commit takes them from there: no second read).
  */
-export function writeTreeFromIndex(indexPath: string, objectsDir: string): string | undefined {
+export function writeTreeFromIndex(
+  indexPath: string,
+  objectsDir: string,
+  keep: ReadBuffer = scratch,
+  seen?: { plain?: PlainIndex },
+): string | undefined {
   try {
-    const plain = scanPlainIndex(readReusing(indexPath, scratch));
+    const plain = scanPlainIndex(readReusing(indexPath, keep));
+    if (seen) seen.plain = plain;
     const cached = plain && readCacheTree(plain);
     if (!plain || !cached) return undefined;
     const { bytes, count } = plain;

@@ -2,6 +2,7 @@ import { isAbsolute, join } from "node:path";
 import { InputError } from "../config/input-error.js";
 import { activity, realTree } from "../process/activity.js";
 import { commitJudged } from "./commit.js";
+import { type PreparedCommit, prepareCommit } from "./commit-prepare.js";
 import { rememberTreeOfCommit, treeOfCommit } from "./commit-trees.js";
 import { committerIdentity } from "./committer.js";
 import { runGit } from "./exec.js";
@@ -159,9 +160,38 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     return parseJudgedDiff(diff.raw, prefix);
   };
 
+  // The commit made ahead while completion's status runs (commit-prepare.ts); the next commit takes it.
+  let ahead: Promise<PreparedCommit | undefined> | undefined;
+  const takePrepared = async () => {
+    const prepared = ahead;
+    ahead = undefined;
+    return prepared?.catch(() => undefined);
+  };
+  const prepare = async (subject: string, contents: ReadonlyMap<string, Buffer>) => {
+    const identity = await committerIdentity(projectRoot, dirs);
+    const last = cache.last;
+    const s = treeScope;
+    // The tree the last judge left, while the private index holds it: what the recheck running meanwhile
+    // confirms, or the commit drops this.
+    if (!last || !s || s.index.head !== last.sha) return undefined;
+    return prepareCommit(s, {
+      judged: { sha: last.sha, tree: last.tree },
+      subject,
+      identity,
+      contents,
+      userIndex: join(gitDir, "index"),
+      userIndexWritten: userIndexBook.peekWritten(),
+      userIndexBuffer: (size) => userIndexBook.buffer(size),
+    });
+  };
+
   return {
     root: projectRoot,
     locations,
+    prepareCommit(subject, contents) {
+      ahead = prepare(subject, contents);
+      ahead.catch(() => undefined);
+    },
     top,
     head,
     judgedChanges,
@@ -182,6 +212,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
         const identity = await committerIdentity(projectRoot, dirs);
         const userIndex = join(gitDir, "index");
         const userIndexWritten = userIndexBook.takeWritten();
+        const prepared = await takePrepared();
         const made = await commitJudged(s, {
           judged,
           subject,
@@ -192,6 +223,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
           userIndexWritten,
           userIndexBuffer: (size) => userIndexBook.buffer(size),
           ...(options?.ready ? { ready: options.ready } : {}),
+          ...(prepared ? { prepared } : {}),
         });
         const { commit } = made;
         committed = { commit, tree: made.tree };

@@ -9,6 +9,7 @@ import {
   readlinkSync,
   renameSync,
   rmSync,
+  statSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -52,12 +53,55 @@ export function stillClean(top: string, entry: RawEntry): boolean {
   return objectId("blob", content) === entry.id.toString("hex");
 }
 
+/** A merge made before the commit, without the lock, from the version of the index file named `oldKey`. */
+export interface PreparedUserIndex {
+  merged: MergedIndex;
+  oldKey: string;
+}
+
+/**
+ * The merge resetUserIndex would make, made ahead (while completion's status runs) from the index file as it
+ * is, no lock taken and nothing written: resetUserIndex writes it only if the file under its lock is still
+ * that version (inode, size, mtime and ctime to the nanosecond; git replaces the file on every write, and ctime
+ * cannot be set back). Undefined when the merge would need a racy entry's file read (that answer is taken
+ * under the lock, as before) or cannot be made in node.
+ */
+export function prepareUserIndex(
+  indexPath: string,
+  commit: CommitIndex,
+  written?: UserIndexReset,
+  allocate?: (size: number) => Buffer,
+): PreparedUserIndex | undefined {
+  try {
+    const { oldStat, old } = readOld(indexPath, written);
+    const oldMtimeSec = Number(oldStat.mtimeNs / 1_000_000_000n);
+    // A racy entry ends the merge here (false): whether its file still holds its blob is asked under the lock.
+    const merged = old && mergeUserIndex(commit, old, oldMtimeSec, () => false, allocate);
+    return merged ? { merged, oldKey: versionKey(oldStat) } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The index file's version and its entries (the file gantry wrote last: its bytes are known). */
+function readOld(indexPath: string, written?: UserIndexReset): { oldStat: BigIntStats; old?: PlainIndex } {
+  const oldFd = openSync(indexPath, "r");
+  try {
+    const oldStat = fstatSync(oldFd, { bigint: true });
+    const old = written?.key === versionKey(oldStat) ? plainOf(written) : scanPlainIndex(readFileSync(oldFd));
+    return { oldStat, old };
+  } finally {
+    closeSync(oldFd);
+  }
+}
+
 /**
  * Resets the user's index to a commit's entries as git's lock protocol does: `index.lock` created
  * exclusively (a git working on the index at the same time makes this fail, as it would make git fail),
  * the old index read under the lock, the new one written there and renamed over it. Undefined, with
  * nothing changed, when the old index is one this does not rewrite (mergeUserIndex); throws when the lock
- * is held.
+ * is held. `prepared`: a merge made ahead (prepareUserIndex), written as it is when the file under the lock
+ * is still the version it was made from.
  */
 export function resetUserIndex(
   indexPath: string,
@@ -65,24 +109,22 @@ export function resetUserIndex(
   commit: CommitIndex,
   written?: UserIndexReset,
   allocate?: (size: number) => Buffer,
+  prepared?: PreparedUserIndex,
 ): UserIndexReset | undefined {
   const lock = `${indexPath}.lock`;
   const fd = openSync(lock, "wx", 0o666);
   let done = false;
   try {
-    const oldFd = openSync(indexPath, "r");
-    let oldStat: BigIntStats;
-    let old: PlainIndex | undefined;
-    try {
-      oldStat = fstatSync(oldFd, { bigint: true });
-      // The file gantry wrote last, still that version (its key taken under the lock): its bytes are known.
-      old = written?.key === versionKey(oldStat) ? plainOf(written) : scanPlainIndex(readFileSync(oldFd));
-    } finally {
-      closeSync(oldFd);
+    let oldStat = statSync(indexPath, { bigint: true });
+    let merged = prepared?.oldKey === versionKey(oldStat) ? prepared.merged : undefined;
+    if (!merged) {
+      const read = readOld(indexPath, written);
+      oldStat = read.oldStat;
+      const oldMtimeSec = Number(oldStat.mtimeNs / 1_000_000_000n);
+      merged =
+        read.old &&
+        mergeUserIndex(commit, read.old, oldMtimeSec, (entry) => stillClean(top, entry), allocate);
     }
-    const oldMtimeSec = Number(oldStat.mtimeNs / 1_000_000_000n);
-    const merged =
-      old && mergeUserIndex(commit, old, oldMtimeSec, (entry) => stillClean(top, entry), allocate);
     if (!merged) return undefined;
     for (let at = 0; at < merged.bytes.length; ) at += writeSync(fd, merged.bytes, at);
     chmodSync(lock, Number(oldStat.mode) & 0o777);

@@ -91,6 +91,20 @@ export class StoryStore {
   }
 
   /**
+   * What `stage(id, patch)` would write now, changing nothing (a commit made ahead builds its tree from it and
+   * is used only when the file then holds the same). Undefined for a story the store's copy lacks.
+   */
+  preview(id: string, patch: StoryPatch): { path: string; content: string } | undefined {
+    const owned = this.owned.userStories?.find((s) => s.id === id);
+    if (!owned) return undefined;
+    const patched = { ...owned };
+    applyPatch(patched, patch);
+    const doc = this.document();
+    const userStories = doc.userStories?.map((s) => (s === owned ? patched : s));
+    return { path: this.path, content: jsonText({ ...doc, userStories }) };
+  }
+
+  /**
    * Changes a story in memory only; the next `update` (or `settle`) writes it along with its own change,
    * one fsync fewer. For what a crash may lose: the story's status stays what the file last said, and a
    * story the file says is pending or in progress runs again on resume either way.

@@ -20,6 +20,20 @@ export const completionStage: Stage = {
     const { run, story } = ctx;
     // The last guard looks at the disk whatever ran before it: what it judges here is what is committed.
     const judging = run.git.judge({ recheck: true });
+    const subject = commitSubject(story.id, story.title);
+    const passed = {
+      status: "passed",
+      attempts: ctx.pass,
+      costUsd: round(ctx.costUsd),
+      failureReason: null,
+    } as const;
+    // The commit made ahead while that recheck's status runs (commit-prepare.ts): nothing published, and the
+    // commit takes it only for the tree judged now, with prd.json as written below.
+    if (run.git.prepareCommit) {
+      const prd = run.stories.preview(story.id, passed);
+      const contents = new Map(prd ? [[prd.path, Buffer.from(prd.content)]] : []);
+      nextTurn().then(() => run.git.prepareCommit?.(subject, contents));
+    }
     // The ignored files are listed once the judge is done (the repository's queue orders the two): the
     // listing takes the folders the judge's status just checked from git's untracked cache.
     const before = ctx.ignoredAtStart;
@@ -45,18 +59,12 @@ export const completionStage: Stage = {
     );
     if (unmet.length > 0)
       return { action: "fail", reason: `not every mandatory gate passed on this tree: ${unmet.join("; ")}` };
-    const subject = commitSubject(story.id, story.title);
     // One durable step: both files' contents synced side by side, then `committing` renamed into place and
     // its folder synced before prd.json's `passed` is: never a passed story without the marker resume needs.
     // prd.json's folder is synced while the commit is built; the branch moves only once it is.
     const placed = await placeInOrder([
       run.state.stage({ committing: { storyId: story.id, subject, tree: judged.tree } }),
-      run.stories.stage(story.id, {
-        status: "passed",
-        attempts: ctx.pass,
-        costUsd: round(ctx.costUsd),
-        failureReason: null,
-      }),
+      run.stories.stage(story.id, passed),
     ]);
     try {
       await run.git.commitJudged(judged, subject, { ready: placed.synced });
