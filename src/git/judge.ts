@@ -1,5 +1,6 @@
 import { closeSync, constants, existsSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { addOnTwoCores, MIN_SPLIT_ENTRIES } from "./add-on-two-cores.js";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import { EMPTY_TREE } from "./git-objects.js";
 import { headTreeWithoutGantry } from "./head-without-gantry.js";
@@ -37,6 +38,8 @@ export interface TreeScope {
   statusStarted?: number;
   /** The commit's read of the private index (commit-in-node.ts), one buffer kept for the run. */
   commitRead?: ReadBuffer;
+  /** The user's index file: its size says whether a first judge is worth hashing on two cores. */
+  userIndex?: string;
 }
 
 /** gantry's own files never count as the content being judged. */
@@ -108,10 +111,15 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
     rebase && objects !== undefined && head !== UNBORN
       ? headTreeWithoutGantry(objects, head, scope.prefix)
       : undefined;
+  // The first judge without a stat cache on a large tree: the index read from HEAD, every file hashed on both cores.
+  const split =
+    base && !inNode && largeUserIndex(scope)
+      ? await addOnTwoCores({ top: scope.top, dir: scope.git.dir, env, base, exclusion })
+      : "none";
   const script = async (known: string) => {
     const args = [
       base ?? (head === UNBORN ? "" : head),
-      rebase ? "1" : "",
+      rebase && split === "none" ? "1" : "",
       base ? "" : gantry,
       exclusion,
       against,
@@ -121,15 +129,16 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
     return runGitScript(scope.cwd, JUDGE_SCRIPT, args, env, JUDGE_STEPS);
   };
   const known = objects !== undefined ? "*" : treesWithKnownDiff(scope.prefix, against).join(" ");
-  const out = await script(inNode ? "-" : known);
-  const built = inNode ? writeTreeFromIndex(join(scope.git.dir, "index"), objects) : undefined;
+  const treeInNode = inNode || split === "split";
+  const out = split === "split" ? "" : await script(inNode ? "-" : known);
+  const built = treeInNode && objects ? writeTreeFromIndex(join(scope.git.dir, "index"), objects) : undefined;
   // git writes the tree when node could not (an index it does not read whole, a mode a tree does not hold).
-  const tree = inNode
+  const tree = treeInNode
     ? (built ?? (await runGit(scope.cwd, ["write-tree"], scope.git.env)).trim())
     : out.slice(0, out.indexOf("\n"));
   // A raw diff is empty or starts with ":": "=" is the script saying the diff is known (asked again if it
   // was dropped from the cache meanwhile); node reads it from the objects (changed folders only), else git.
-  const rest = inNode ? "=" : out.slice(out.indexOf("\n") + 1);
+  const rest = treeInNode ? "=" : out.slice(out.indexOf("\n") + 1);
   const diff =
     rest === "="
       ? (knownJudgedDiff(scope.prefix, against, tree) ??
@@ -191,6 +200,12 @@ async function listedChanges(scope: TreeScope): Promise<string[] | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** About MIN_SPLIT_ENTRIES entries of user's index or more (an entry of a path of 40 bytes takes about 104). */
+function largeUserIndex(scope: TreeScope): boolean {
+  if (!scope.userIndex) return false;
+  return (statSync(scope.userIndex, { throwIfNoEntry: false })?.size ?? 0) >= MIN_SPLIT_ENTRIES * 100;
 }
 
 /**

@@ -106,7 +106,15 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       // The last run's stat data (stat-cache.ts): the first judge rebuilds the index from HEAD around it.
       loadStatCache(top, privateGit.dir);
     }
-    treeScope ??= { cwd: projectRoot, top, prefix, git: privateGit, index: {}, checked: new Map() };
+    treeScope ??= {
+      cwd: projectRoot,
+      top,
+      prefix,
+      git: privateGit,
+      index: {},
+      checked: new Map(),
+      userIndex: join(gitDir, "index"),
+    };
     return treeScope;
   };
 
