@@ -21,6 +21,8 @@ export interface TwoCoreAdd {
   exclusion: string;
   /** Fewer entries than this: one add (default MIN_SPLIT_ENTRIES; the tests split small trees). */
   minEntries?: number;
+  /** Run while the two adds work. */
+  meanwhile?: () => void;
 }
 
 /**
@@ -29,10 +31,11 @@ export interface TwoCoreAdd {
  * primed), and each half added by its own `git add -A` into its own copy of that index at the same time (git's
  * own hashing, sha1dc, on both cores); the two indexes are then merged as bytes, each path from the half whose
  * pathspecs cover it. The result holds the entries one `add -A` would (test/git/add-on-two-cores.test.ts).
- * "split": the private index holds the judged entries; "read": it holds `base`'s entries only (too few to
- * split, or halves this does not merge: the caller adds everything); "none" is never returned from here.
+ * "split": the private index holds the judged entries; "same": they are `base`'s (its tree is the judged tree);
+ * "read": it holds `base`'s entries without stat data (too few to split, or halves this does not merge: the
+ * caller adds everything).
  */
-export async function addOnTwoCores(work: TwoCoreAdd): Promise<"split" | "read"> {
+export async function addOnTwoCores(work: TwoCoreAdd): Promise<"split" | "same" | "read"> {
   const index = join(work.dir, "index");
   await runGit(work.top, ["read-tree", "-m", "-i", work.base], work.env);
   const tree = cacheTreeAtEnd(index);
@@ -45,7 +48,7 @@ export async function addOnTwoCores(work: TwoCoreAdd): Promise<"split" | "read">
       if (!String((error as Error).message).includes(IGNORED_NOTE)) throw error;
     });
   try {
-    await Promise.all([
+    const adding = Promise.all([
       add(
         folders.map((folder) => `:(top,literal)${folder}`),
         { ...work.env, GIT_INDEX_FILE: other },
@@ -55,19 +58,21 @@ export async function addOnTwoCores(work: TwoCoreAdd): Promise<"split" | "read">
         work.env,
       ),
     ]);
+    work.meanwhile?.();
+    await adding;
     const merged = mergeHalves(readFileSync(other), readFileSync(index), folders, tree);
     if (!merged) {
       // The first half's work is lost: the caller adds the whole tree to the second half's index.
       return "read";
     }
     const temp = join(work.dir, "index-merged");
-    writeFileSync(temp, merged);
+    writeFileSync(temp, merged.bytes);
     // No later than either half's file: git's racy-entry rule (an entry not older than the index is not
     // trusted) stays at least as strict as for each half.
     const seconds = Math.floor(Math.min(statSync(other).mtimeMs, statSync(index).mtimeMs)) / 1000;
     utimesSync(temp, seconds, seconds);
     renameSync(temp, index);
-    return "split";
+    return merged.same ? "same" : "split";
   } finally {
     rmSync(other, { force: true });
   }

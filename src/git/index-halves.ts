@@ -140,15 +140,15 @@ export function locateEntries(bytes: Buffer): PlainIndex | undefined {
  * and those `secondBytes` holds elsewhere, in git's order, stat data as each half's add left it. Both started
  * as the same entries, and each add changed only its own half: when the two still hold the same entries
  * (path, mode, object), nothing changed, and `tree` (the cache-tree read-tree primed) is kept; else it is
- * dropped (git's write-tree builds it again). Undefined when a half is not an index this reads, the two are
- * not the same version, or a path is in both.
+ * dropped (git's write-tree builds it again). `same` says which. Undefined when a half is not an index this
+ * reads, the two are not the same version, or a path is in both.
  */
 export function mergeHalves(
   firstBytes: Buffer,
   secondBytes: Buffer,
   folders: readonly string[],
   tree?: Buffer,
-): Buffer | undefined {
+): { bytes: Buffer; same: boolean } | undefined {
   const first = locateEntries(firstBytes);
   const second = locateEntries(secondBytes);
   if (!first || !second || first.version !== second.version) return undefined;
@@ -193,12 +193,13 @@ export function mergeHalves(
   }
   for (; a < first.count; a = nextCovered(first, a + 1, covered, true)) take(first, a);
   flush();
-  if (tree && sameEntries(first, second)) at += tree.copy(out, at);
+  const same = sameEntries(first, second);
+  if (tree && same) at += tree.copy(out, at);
   out.write("DIRC", 0, "latin1");
   out.writeUInt32BE(first.version, 4);
   out.writeUInt32BE(count, 8);
   createHash("sha1").update(out.subarray(0, at)).digest().copy(out, at);
-  return out.subarray(0, at + ID);
+  return { bytes: out.subarray(0, at + ID), same };
 }
 
 /** The first entry from `i` on that the folders cover (`want`) or do not. */

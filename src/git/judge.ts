@@ -40,6 +40,8 @@ export interface TreeScope {
   commitRead?: ReadBuffer;
   /** The user's index file: its size says whether a first judge is worth hashing on two cores. */
   userIndex?: string;
+  /** Run once while the next judge's git works (the run's start listing): node's main thread is idle then. */
+  meanwhile?: () => void;
 }
 
 /** gantry's own files never count as the content being judged. */
@@ -114,7 +116,14 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   // The first judge without a stat cache on a large tree: the index read from HEAD, every file hashed on both cores.
   const split =
     base && !inNode && largeUserIndex(scope)
-      ? await addOnTwoCores({ top: scope.top, dir: scope.git.dir, env, base, exclusion })
+      ? await addOnTwoCores({
+          top: scope.top,
+          dir: scope.git.dir,
+          env,
+          base,
+          exclusion,
+          meanwhile: () => runMeanwhile(scope),
+        })
       : "none";
   const script = async (known: string) => {
     const args = [
@@ -129,9 +138,15 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
     return runGitScript(scope.cwd, JUDGE_SCRIPT, args, env, JUDGE_STEPS);
   };
   const known = objects !== undefined ? "*" : treesWithKnownDiff(scope.prefix, against).join(" ");
-  const treeInNode = inNode || split === "split";
-  const out = split === "split" ? "" : await script(inNode ? "-" : known);
-  const built = treeInNode && objects ? writeTreeFromIndex(join(scope.git.dir, "index"), objects) : undefined;
+  const merged = split === "split" || split === "same";
+  const treeInNode = inNode || merged;
+  const out = merged ? "" : await whileGitWorks(scope, script(inNode ? "-" : known));
+  const built =
+    split === "same"
+      ? base
+      : treeInNode && objects
+        ? writeTreeFromIndex(join(scope.git.dir, "index"), objects)
+        : undefined;
   // git writes the tree when node could not (an index it does not read whole, a mode a tree does not hold).
   const tree = treeInNode
     ? (built ?? (await runGit(scope.cwd, ["write-tree"], scope.git.env)).trim())
@@ -200,6 +215,18 @@ async function listedChanges(scope: TreeScope): Promise<string[] | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** `meanwhile`, once: what node does while git works. */
+function runMeanwhile(scope: TreeScope): void {
+  const work = scope.meanwhile;
+  scope.meanwhile = undefined;
+  work?.();
+}
+
+async function whileGitWorks<T>(scope: TreeScope, working: Promise<T>): Promise<T> {
+  runMeanwhile(scope);
+  return working;
 }
 
 /** About MIN_SPLIT_ENTRIES entries of user's index or more (an entry of a path of 40 bytes takes about 104). */

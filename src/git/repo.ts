@@ -86,6 +86,18 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       .map((entry) => entry.slice(3));
   };
 
+  /** Whether the user's index holds HEAD's entries under the project root (objects only: no stat data read). */
+  const sameIndexAsHead = async () => {
+    try {
+      await runGit(projectRoot, ["diff-index", "--cached", "--quiet", "HEAD", "--", ".", ...outside], {
+        GIT_OPTIONAL_LOCKS: "0",
+      });
+      return true;
+    } catch {
+      return false; // exit 1 (a staged change), or no HEAD: status says
+    }
+  };
+
   const dirs = { top, gitDir, commonDir };
   // What ran that could reach this tree (activity.ts): another worktree's sandboxed session does not.
   const reach = realTree(top);
@@ -167,18 +179,26 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     return parseJudgedDiff(diff.raw, prefix);
   };
 
+  const judge: GitRepo["judge"] = (options) =>
+    serial(async () => {
+      const judged = await cache.judge(options);
+      lastJudgedTree = judged.tree;
+      return judged;
+    });
+  const ignoredPaths = async () => {
+    const now = ranHere();
+    if (ignored && ignored.started === now.started && now.running === 0 && ignored.sha === (await head()))
+      return ignored.paths;
+    return listIgnored();
+  };
+
   return {
     root: projectRoot,
     locations,
     top,
     head,
     judgedChanges,
-    judge: (options) =>
-      serial(async () => {
-        const judged = await cache.judge(options);
-        lastJudgedTree = judged.tree;
-        return judged;
-      }),
+    judge,
     commitJudged: (judged, subject, options) =>
       serial(async () => {
         const s = await scope();
@@ -271,12 +291,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       const after = await snapshotGit(top, gitDir, commonDir, before, hashBytes);
       return compareAndRestore(top, { gitDir, commonDir }, before, after);
     },
-    async ignoredPaths() {
-      const now = ranHere();
-      if (ignored && ignored.started === now.started && now.running === 0 && ignored.sha === (await head()))
-        return ignored.paths;
-      return listIgnored();
-    },
+    ignoredPaths,
     newIgnoredSources: async (before) => {
       const found = newIgnoredSources(top, before, await listIgnored(before));
       // Files about to be moved away: the next story's start lists them again.
@@ -317,6 +332,20 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       return out.split("\n").filter(Boolean);
     },
     dirtyFiles,
+    async uncommittedAtStart() {
+      // The start listing is made while the judge's git hashes (the first session would make it anyway).
+      (await scope()).meanwhile = () => void ignoredPaths().catch(() => undefined);
+      const clean = await Promise.all([judge(), sameIndexAsHead()])
+        .then(([judged, indexSame]) => {
+          const diff = treeScope?.lastDiff;
+          if (!indexSame || diff?.tree !== judged.tree || diff.head !== judged.sha) return false;
+          return parseJudgedDiff(diff.raw, prefix)?.length === 0;
+        })
+        // A tree the judge refuses (a nested repository, a link out of the tree) or git failing: status says.
+        .catch(() => false);
+      if (treeScope) treeScope.meanwhile = undefined;
+      return clean ? [] : dirtyFiles();
+    },
     async setAside(message) {
       const dirty = await dirtyFiles();
       if (dirty.length === 0) return undefined;

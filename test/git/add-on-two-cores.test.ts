@@ -115,7 +115,7 @@ describe("the first judge's add on two cores", () => {
         base,
         exclusion: ":(exclude,top).gantry",
       };
-      assert.equal(await addOnTwoCores({ ...work, minEntries: 10 }), "split");
+      assert.equal(await addOnTwoCores({ ...work, minEntries: 10 }), "same");
       const index = join(privateGit.dir, "index");
       assert.match(execFileSync("grep", ["-c", "TREE", index], { encoding: "utf8" }), /^[1-9]/);
       assert.equal(git(top, ["write-tree"], privateGit.env), base);
