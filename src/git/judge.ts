@@ -221,7 +221,11 @@ async function listedChanges(scope: TreeScope): Promise<string[] | undefined> {
 function runMeanwhile(scope: TreeScope): void {
   const work = scope.meanwhile;
   scope.meanwhile = undefined;
-  work?.();
+  try {
+    work?.();
+  } catch {
+    // Only work done early: whoever needs it does it again.
+  }
 }
 
 async function whileGitWorks<T>(scope: TreeScope, working: Promise<T>): Promise<T> {

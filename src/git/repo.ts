@@ -333,8 +333,12 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     },
     dirtyFiles,
     async uncommittedAtStart() {
-      // The start listing is made while the judge's git hashes (the first session would make it anyway).
-      (await scope()).meanwhile = () => void ignoredPaths().catch(() => undefined);
+      // While the judge's git hashes, node makes what the first story reads before its session anyway: the
+      // ignored listing and the user's index's paths (readiness; the tamper snapshot's flags come with them).
+      (await scope()).meanwhile = () => {
+        void ignoredPaths().catch(() => undefined);
+        userIndexBook.tracked(prefix);
+      };
       const clean = await Promise.all([judge(), sameIndexAsHead()])
         .then(([judged, indexSame]) => {
           const diff = treeScope?.lastDiff;

@@ -53,8 +53,13 @@ describe("the first judge's add on two cores", () => {
     chmodSync(join(top, "d5/s1/f5.txt"), 0o755);
     rmSync(join(top, "d4/s0"), { recursive: true });
     writeFileSync(join(top, "d4/s0"), "a file now\n");
-    mkdirSync(join(top, "d3/fresh/deeper"), { recursive: true });
-    writeFileSync(join(top, "d3/fresh/deeper/x.txt"), "x\n");
+    mkdirSync(join(top, "d2/fresh/deeper"), { recursive: true });
+    writeFileSync(join(top, "d2/fresh/deeper/x.txt"), "x\n");
+    // A first-half folder become a file, and one now ignored (its tracked files stay, a new one is not added).
+    rmSync(join(top, "d3"), { recursive: true });
+    writeFileSync(join(top, "d3"), "a file where a folder was\n");
+    writeFileSync(join(top, ".gitignore"), "*.log\nbuild/\nd0/\n");
+    writeFileSync(join(top, "d0/extra.txt"), "ignored now\n");
     writeFileSync(join(top, "d1/debug.log"), "ignored\n");
     mkdirSync(join(top, "build"));
     writeFileSync(join(top, "build/out.js"), "ignored\n");
@@ -87,7 +92,9 @@ describe("the first judge's add on two cores", () => {
       assert.equal(entries(top, split), entries(top, single));
       assert.match(entries(top, split), /^120000 .* 0\td6\/link$/m);
       assert.match(entries(top, split), /^100755 .* 0\td5\/s1\/f5\.txt$/m);
-      assert.doesNotMatch(entries(top, split), /\.log|build\/|\.gantry/);
+      assert.doesNotMatch(entries(top, split), /\.log|build\/|\.gantry|d0\/extra/);
+      assert.match(entries(top, split), /^100644 .* 0\td3$/m);
+      assert.match(entries(top, split), /^100644 .* 0\td0\/s1\/f1\.txt$/m);
       const tree = git(top, ["write-tree"], privateGit.env);
       assert.equal(tree, git(top, ["write-tree"], { ...privateGit.env, GIT_INDEX_FILE: single }));
       // Stat data from the adds: git's status against the merged index hashes nothing and finds it clean.
