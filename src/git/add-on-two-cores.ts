@@ -5,6 +5,13 @@ import { cacheTreeAtEnd, firstHalfFolders, mergeHalves } from "./index-halves.js
 
 /** Below this many entries one `add` costs less than two and a merge. */
 export const MIN_SPLIT_ENTRIES = 4000;
+/** Whether an index file holds about MIN_SPLIT_ENTRIES entries or more (one of a 40-byte path takes about 104 bytes). */
+export function largeIndexFile(path: string | undefined): boolean {
+  return (
+    path !== undefined && (statSync(path, { throwIfNoEntry: false })?.size ?? 0) >= MIN_SPLIT_ENTRIES * 100
+  );
+}
+
 /** What `git add` says of a pathspec naming an ignored path; the rest is added (the judge tolerates it). */
 const IGNORED_NOTE = "are ignored by one of your .gitignore files";
 

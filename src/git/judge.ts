@@ -1,6 +1,6 @@
 import { closeSync, constants, existsSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { addOnTwoCores, MIN_SPLIT_ENTRIES } from "./add-on-two-cores.js";
+import { addOnTwoCores, largeIndexFile } from "./add-on-two-cores.js";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import { EMPTY_TREE } from "./git-objects.js";
 import { headTreeWithoutGantry } from "./head-without-gantry.js";
@@ -115,7 +115,7 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
       : undefined;
   // The first judge without a stat cache on a large tree: the index read from HEAD, every file hashed on both cores.
   const split =
-    base && !inNode && largeUserIndex(scope)
+    base && !inNode && largeIndexFile(scope.userIndex)
       ? await addOnTwoCores({
           top: scope.top,
           dir: scope.git.dir,
@@ -231,12 +231,6 @@ function runMeanwhile(scope: TreeScope): void {
 async function whileGitWorks<T>(scope: TreeScope, working: Promise<T>): Promise<T> {
   runMeanwhile(scope);
   return working;
-}
-
-/** About MIN_SPLIT_ENTRIES entries of user's index or more (an entry of a path of 40 bytes takes about 104). */
-function largeUserIndex(scope: TreeScope): boolean {
-  if (!scope.userIndex) return false;
-  return (statSync(scope.userIndex, { throwIfNoEntry: false })?.size ?? 0) >= MIN_SPLIT_ENTRIES * 100;
 }
 
 /**

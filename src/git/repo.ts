@@ -1,6 +1,7 @@
 import { isAbsolute, join } from "node:path";
 import { InputError } from "../config/input-error.js";
 import { activity, realTree } from "../process/activity.js";
+import { largeIndexFile } from "./add-on-two-cores.js";
 import { commitJudged } from "./commit.js";
 import { rememberTreeOfCommit, treeOfCommit } from "./commit-trees.js";
 import { committerIdentity } from "./committer.js";
@@ -333,6 +334,8 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     },
     dirtyFiles,
     async uncommittedAtStart() {
+      // A small tree: status costs less than a judge and a diff-index (and the first session judges anyway).
+      if (!largeIndexFile(join(gitDir, "index"))) return dirtyFiles();
       // While the judge's git hashes, node makes what the first story reads before its session anyway: the
       // ignored listing and the user's index's paths (readiness; the tamper snapshot's flags come with them).
       (await scope()).meanwhile = () => {
