@@ -46,7 +46,7 @@ interface Folder {
 }
 
 /**
- * Folders (paths from the top, no trailing slash) holding about the first half of the index's entries in git's
+ * Folders (paths from the top, no trailing slash) holding a little over half of the index's entries in git's
  * order, chosen from its cache-tree (`TREE`: each folder's entry count): whole folders while they fit, then the
  * folders of the one that does not, and so on down. Files beside them are left to the second half. Empty when
  * the cache-tree is not whole, holds fewer than `minEntries` entries, or no such folders exist (a flat tree).
@@ -55,7 +55,9 @@ export function firstHalfFolders(tree: Buffer, minEntries = 0): string[] {
   const root = parseCacheTree(tree);
   if (!root || root.count <= 0 || root.count < minEntries) return [];
   const folders: string[] = [];
-  let left = root.count >> 1;
+  // A little over half: the second half's add also reads every folder for untracked files (measured at
+  // 50,000 files: 3.0 s against 2.5 s of wall for halves of equal counts, under load).
+  let left = Math.floor(root.count * 0.55);
   const small = root.count >> 5;
   let folder: Folder | undefined = root;
   while (folder && left > small && folders.length <= MAX_FOLDERS) {
