@@ -78,6 +78,11 @@ export interface GitRepo {
   commitFiles(sha: string): Promise<string[]>;
   /** Files changed in the working tree (relative to the project root), .gantry/ excluded. */
   dirtyFiles(): Promise<string[]>;
+  /**
+   * The run's start check: what dirtyFiles lists, answered by the run's first judge when it finds the working
+   * tree and the user's index both HEAD's (no status pass then); the judged tree is kept for the first session.
+   */
+  uncommittedAtStart(): Promise<string[]>;
   /** Saves uncommitted work (tracked and untracked, .gantry/ excluded) to the stash; returns its ref or undefined. */
   setAside(message: string): Promise<string | undefined>;
   /** Why `git commit` would refuse here (no user.name / user.email), in one line; undefined when it can commit. */

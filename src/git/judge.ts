@@ -1,5 +1,6 @@
 import { closeSync, constants, existsSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { addOnTwoCores, largeIndexFile } from "./add-on-two-cores.js";
 import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import { EMPTY_TREE } from "./git-objects.js";
 import { headTreeWithoutGantry } from "./head-without-gantry.js";
@@ -45,6 +46,10 @@ export interface TreeScope {
    * a view of `judgeRead`'s buffer: the commit of that tree takes its entries from here. Each judge drops it first.
    */
   judgedIndex?: { tree: string; plain: PlainIndex };
+  /** The user's index file: its size says whether a first judge is worth hashing on two cores. */
+  userIndex?: string;
+  /** Run once while the next judge's git works (the run's start listing): node's main thread is idle then. */
+  meanwhile?: () => void;
 }
 
 /** gantry's own files never count as the content being judged. */
@@ -117,10 +122,22 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
     rebase && objects !== undefined && head !== UNBORN
       ? headTreeWithoutGantry(objects, head, scope.prefix)
       : undefined;
+  // The first judge without a stat cache on a large tree: the index read from HEAD, every file hashed on both cores.
+  const split =
+    base && !inNode && largeIndexFile(scope.userIndex)
+      ? await addOnTwoCores({
+          top: scope.top,
+          dir: scope.git.dir,
+          env,
+          base,
+          exclusion,
+          meanwhile: () => runMeanwhile(scope),
+        })
+      : "none";
   const script = async (known: string) => {
     const args = [
       base ?? (head === UNBORN ? "" : head),
-      rebase ? "1" : "",
+      rebase && split === "none" ? "1" : "",
       base ? "" : gantry,
       exclusion,
       against,
@@ -130,19 +147,24 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
     return runGitScript(scope.cwd, JUDGE_SCRIPT, args, env, JUDGE_STEPS);
   };
   const known = objects !== undefined ? "*" : treesWithKnownDiff(scope.prefix, against).join(" ");
-  const out = await script(inNode ? "-" : known);
+  const merged = split === "split" || split === "same";
+  const treeInNode = inNode || merged;
+  const out = merged ? "" : await whileGitWorks(scope, script(inNode ? "-" : known));
   const seen: { plain?: PlainIndex } = {};
   scope.judgeRead ??= {};
-  const built = inNode
-    ? writeTreeFromIndex(join(scope.git.dir, "index"), objects, scope.judgeRead, seen)
-    : undefined;
+  const built =
+    split === "same"
+      ? base
+      : treeInNode && objects
+        ? writeTreeFromIndex(join(scope.git.dir, "index"), objects, scope.judgeRead, seen)
+        : undefined;
   // git writes the tree when node could not (an index it does not read whole, a mode a tree does not hold).
-  const tree = inNode
+  const tree = treeInNode
     ? (built ?? (await runGit(scope.cwd, ["write-tree"], scope.git.env)).trim())
     : out.slice(0, out.indexOf("\n"));
   // A raw diff is empty or starts with ":": "=" is the script saying the diff is known (asked again if it
   // was dropped from the cache meanwhile); node reads it from the objects (changed folders only), else git.
-  const rest = inNode ? "=" : out.slice(out.indexOf("\n") + 1);
+  const rest = treeInNode ? "=" : out.slice(out.indexOf("\n") + 1);
   const diff =
     rest === "="
       ? (knownJudgedDiff(scope.prefix, against, tree) ??
@@ -205,6 +227,22 @@ async function listedChanges(scope: TreeScope): Promise<string[] | undefined> {
   } catch {
     return undefined;
   }
+}
+
+/** `meanwhile`, once: what node does while git works. */
+function runMeanwhile(scope: TreeScope): void {
+  const work = scope.meanwhile;
+  scope.meanwhile = undefined;
+  try {
+    work?.();
+  } catch {
+    // Only work done early: whoever needs it does it again.
+  }
+}
+
+async function whileGitWorks<T>(scope: TreeScope, working: Promise<T>): Promise<T> {
+  runMeanwhile(scope);
+  return working;
 }
 
 /**

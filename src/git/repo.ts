@@ -1,6 +1,7 @@
 import { isAbsolute, join } from "node:path";
 import { InputError } from "../config/input-error.js";
 import { activity, realTree } from "../process/activity.js";
+import { largeIndexFile } from "./add-on-two-cores.js";
 import { commitJudged } from "./commit.js";
 import { type PreparedCommit, prepareCommit } from "./commit-prepare.js";
 import { rememberTreeOfCommit, treeOfCommit } from "./commit-trees.js";
@@ -87,6 +88,18 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       .map((entry) => entry.slice(3));
   };
 
+  /** Whether the user's index holds HEAD's entries under the project root (objects only: no stat data read). */
+  const sameIndexAsHead = async () => {
+    try {
+      await runGit(projectRoot, ["diff-index", "--cached", "--quiet", "HEAD", "--", ".", ...outside], {
+        GIT_OPTIONAL_LOCKS: "0",
+      });
+      return true;
+    } catch {
+      return false; // exit 1 (a staged change), or no HEAD: status says
+    }
+  };
+
   const dirs = { top, gitDir, commonDir };
   // What ran that could reach this tree (activity.ts): another worktree's sandboxed session does not.
   const reach = realTree(top);
@@ -107,7 +120,15 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       // The last run's stat data (stat-cache.ts): the first judge rebuilds the index from HEAD around it.
       loadStatCache(top, privateGit.dir);
     }
-    treeScope ??= { cwd: projectRoot, top, prefix, git: privateGit, index: {}, checked: new Map() };
+    treeScope ??= {
+      cwd: projectRoot,
+      top,
+      prefix,
+      git: privateGit,
+      index: {},
+      checked: new Map(),
+      userIndex: join(gitDir, "index"),
+    };
     return treeScope;
   };
 
@@ -185,6 +206,19 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     });
   };
 
+  const judge: GitRepo["judge"] = (options) =>
+    serial(async () => {
+      const judged = await cache.judge(options);
+      lastJudgedTree = judged.tree;
+      return judged;
+    });
+  const ignoredPaths = async () => {
+    const now = ranHere();
+    if (ignored && ignored.started === now.started && now.running === 0 && ignored.sha === (await head()))
+      return ignored.paths;
+    return listIgnored();
+  };
+
   return {
     root: projectRoot,
     locations,
@@ -195,12 +229,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
     top,
     head,
     judgedChanges,
-    judge: (options) =>
-      serial(async () => {
-        const judged = await cache.judge(options);
-        lastJudgedTree = judged.tree;
-        return judged;
-      }),
+    judge,
     commitJudged: (judged, subject, options) =>
       serial(async () => {
         const s = await scope();
@@ -295,12 +324,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       const after = await snapshotGit(top, gitDir, commonDir, before, hashBytes);
       return compareAndRestore(top, { gitDir, commonDir }, before, after);
     },
-    async ignoredPaths() {
-      const now = ranHere();
-      if (ignored && ignored.started === now.started && now.running === 0 && ignored.sha === (await head()))
-        return ignored.paths;
-      return listIgnored();
-    },
+    ignoredPaths,
     newIgnoredSources: async (before) => {
       const found = newIgnoredSources(top, before, await listIgnored(before));
       // Files about to be moved away: the next story's start lists them again.
@@ -341,6 +365,26 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       return out.split("\n").filter(Boolean);
     },
     dirtyFiles,
+    async uncommittedAtStart() {
+      // A small tree: status costs less than a judge and a diff-index (and the first session judges anyway).
+      if (!largeIndexFile(join(gitDir, "index"))) return dirtyFiles();
+      // While the judge's git hashes, node makes what the first story reads before its session anyway: the
+      // ignored listing and the user's index's paths (readiness; the tamper snapshot's flags come with them).
+      (await scope()).meanwhile = () => {
+        void ignoredPaths().catch(() => undefined);
+        userIndexBook.tracked(prefix);
+      };
+      const clean = await Promise.all([judge(), sameIndexAsHead()])
+        .then(([judged, indexSame]) => {
+          const diff = treeScope?.lastDiff;
+          if (!indexSame || diff?.tree !== judged.tree || diff.head !== judged.sha) return false;
+          return parseJudgedDiff(diff.raw, prefix)?.length === 0;
+        })
+        // A tree the judge refuses (a nested repository, a link out of the tree) or git failing: status says.
+        .catch(() => false);
+      if (treeScope) treeScope.meanwhile = undefined;
+      return clean ? [] : dirtyFiles();
+    },
     async setAside(message) {
       const dirty = await dirtyFiles();
       if (dirty.length === 0) return undefined;

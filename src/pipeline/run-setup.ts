@@ -4,6 +4,7 @@ import { AgentRegistry } from "../agents/registry.js";
 import { createEventBus } from "../bus/event-bus.js";
 import { InputError } from "../config/input-error.js";
 import { type Config, DEFAULT_TRIGGER_TIMEOUT_SECONDS, mandatoryGates } from "../config/schema.js";
+import type { GitRepo } from "../git/git-repo.js";
 import { openRepo, type RepoLocations } from "../git/repo.js";
 import { VerdictBook } from "../ledger/book.js";
 import type { RunControl } from "../model/run-control.js";
@@ -33,6 +34,8 @@ export interface RunSetup {
   plugins?: PluginSet;
   /** Where the repository is, when the pre-flight found it already. */
   repository?: RepoLocations;
+  /** The repository as the run's start check opened (and judged) it; opened here when absent. */
+  git?: GitRepo;
 }
 
 export function newRunId(now = new Date()): string {
@@ -73,7 +76,7 @@ export async function createRunContext(
       `"bwrap" is required, but ${sandbox.reason}; install bubblewrap or set "auto" or "off"`,
     );
   }
-  const git = await openRepo(root, setup.repository);
+  const git = setup.git ?? (await openRepo(root, setup.repository));
   const runId = newRunId();
   // Inherited by every process the run starts, so leftovers can be found and stopped (leftovers.ts).
   process.env[RUN_ID_VARIABLE] = runId;

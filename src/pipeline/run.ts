@@ -1,5 +1,6 @@
 import { InputError } from "../config/input-error.js";
 import type { Config } from "../config/schema.js";
+import type { GitRepo } from "../git/git-repo.js";
 import { openRepo, type RepoLocations } from "../git/repo.js";
 import { EXIT } from "../model/exit-codes.js";
 import { countEnds, type RunSummary } from "../model/run.js";
@@ -70,9 +71,10 @@ export async function runFeature(options: RunOptions): Promise<number> {
   try {
     // A run killed while writing prd.json leaves its temp file beside it: the tree would not be clean.
     removeLeftoverTemps(options.prdPath);
-    const { previous, worktrees } = await checkStart(options);
+    const { previous, worktrees, git } = await checkStart(options);
     const prd = loadPrd(options.prdPath);
-    const { run, closeLog } = await createRunContext({ ...options, prd });
+    // The repository the start check judged: its judged tree is the first session's starting point.
+    const { run, closeLog } = await createRunContext({ ...options, prd, git });
     options.onStart?.({ runId: run.runId, runDir: run.runDir });
     const reporters = await createReporters(options.reporters, {
       root: run.root,
@@ -112,8 +114,22 @@ export async function runFeature(options: RunOptions): Promise<number> {
 }
 
 /** The earlier run of this feature, when it did not finish (its story's work is still in the tree). */
-async function checkStart(options: RunOptions): Promise<{ previous?: RunStateData; worktrees: number }> {
+async function checkStart(
+  options: RunOptions,
+): Promise<{ previous?: RunStateData; worktrees: number; git: GitRepo }> {
   const git = await openRepo(options.root, options.repository);
+  try {
+    return await checkStartIn(git, options);
+  } catch (error) {
+    git.close();
+    throw error;
+  }
+}
+
+async function checkStartIn(
+  git: GitRepo,
+  options: RunOptions,
+): Promise<{ previous?: RunStateData; worktrees: number; git: GitRepo }> {
   const previous = previousRun(options.root, options.feature);
   if (isResumable(previous) && previous) {
     const killed = killRunProcesses(previous.runId);
@@ -137,8 +153,8 @@ async function checkStart(options: RunOptions): Promise<{ previous?: RunStateDat
     options.repository,
   );
   for (const note of leftovers.notes) options.warn(`gantry: ${note}`);
-  // Looked for only when it matters (a whole stat pass and folder walk of the user's tree).
-  const dirty = options.allowDirty || isResumable(previous) ? [] : await git.dirtyFiles();
+  // Looked for only when it matters: the run's first judge (kept for the first session), status when it finds a change.
+  const dirty = options.allowDirty || isResumable(previous) ? [] : await git.uncommittedAtStart();
   if (dirty.length > 0) {
     const list = dirty.slice(0, 5).join(", ") + (dirty.length > 5 ? `, … (${dirty.length} files)` : "");
     throw new InputError(
@@ -147,7 +163,7 @@ async function checkStart(options: RunOptions): Promise<{ previous?: RunStateDat
       `uncommitted changes (${list}); commit or stash them, or pass --allow-dirty`,
     );
   }
-  return { ...(isResumable(previous) ? { previous } : {}), worktrees: leftovers.remaining };
+  return { ...(isResumable(previous) ? { previous } : {}), worktrees: leftovers.remaining, git };
 }
 
 async function walkStories(
