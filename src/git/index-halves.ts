@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { scanIndex } from "./index-file.js";
-import { entrySize, HEADER, ID, NAME, type PlainIndex, STAT } from "./plain-index.js";
+import { entrySize, HEADER, ID, locatePlainEntries, NAME, type PlainIndex, STAT } from "./plain-index.js";
 
 /** "EOIE", its size, the offset, the hash of the extensions' headers; then the file's checksum. */
 const EOIE_TAIL = 8 + 4 + ID + ID;
@@ -107,34 +106,12 @@ function parseCacheTree(tree: Buffer): Folder | undefined {
   return root && at === body.length ? root : undefined;
 }
 
-const DROPPABLE = new Set(["TREE", "UNTR", "EOIE", "IEOT"]);
-
 /**
  * An index file git just wrote in the private directory (only gantry's git writes there), its entries located
- * as scanPlainIndex locates them, without checking the checksum again: plain stage-0 entries of version 2 or
- * 3 and droppable extensions only; undefined for anything else.
+ * without checking the checksum again.
  */
 export function locateEntries(bytes: Buffer): PlainIndex | undefined {
-  const version = bytes.length >= HEADER + ID ? bytes.readUInt32BE(4) : 0;
-  if (version !== 2 && version !== 3) return undefined;
-  const count = bytes.readUInt32BE(8);
-  if (count > (bytes.length - HEADER - ID) / 64) return undefined;
-  const at = new Uint32Array(count);
-  const nameEnd = new Uint32Array(count);
-  let i = 0;
-  let plain = true;
-  const whole = scanIndex(
-    bytes,
-    ID,
-    (start, flags, _extended, _name, from, to) => {
-      if (flags & 0xf000 || bytes.indexOf(0, from) !== to) plain = false;
-      at[i] = start;
-      nameEnd[i] = to;
-      i++;
-    },
-    (signature) => !DROPPABLE.has(signature),
-  );
-  return whole && plain ? { bytes, version, count, at, nameEnd } : undefined;
+  return locatePlainEntries(bytes);
 }
 
 /**

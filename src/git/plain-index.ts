@@ -45,6 +45,18 @@ export function scanPlainIndex(bytes: Buffer): PlainIndex | undefined {
   if (version !== 2 && version !== 3) return undefined;
   const digest = createHash("sha1").update(bytes.subarray(0, end)).digest();
   if (!digest.equals(bytes.subarray(end))) return undefined;
+  return locatePlainEntries(bytes);
+}
+
+/**
+ * The entries of an index file whose checksum was checked (or that only gantry's git wrote): plain stage-0
+ * entries of version 2 or 3 and droppable extensions only; undefined for anything else.
+ */
+export function locatePlainEntries(bytes: Buffer): PlainIndex | undefined {
+  if (bytes.length < HEADER + ID) return undefined;
+  const version = bytes.readUInt32BE(4);
+  if (version !== 2 && version !== 3) return undefined;
+  const end = bytes.length - ID;
   const count = bytes.readUInt32BE(8);
   // Each entry takes at least 64 bytes: a count the file cannot hold is not allocated for.
   if (count > (end - HEADER) / 64) return undefined;
