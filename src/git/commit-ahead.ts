@@ -1,3 +1,4 @@
+import { largeIndexFile } from "./add-on-two-cores.js";
 import { type PreparedCommit, prepareCommit } from "./commit-prepare.js";
 import { committerIdentity } from "./committer.js";
 import type { TreeScope } from "./judge.js";
@@ -15,11 +16,20 @@ export interface CommitAheadInput {
   userIndexBook: UserIndexBook;
 }
 
-/** The commit made ahead while completion's status runs (commit-prepare.ts); the next commit takes it. */
+/**
+ * The commit made ahead while completion's status runs (commit-prepare.ts); the next commit takes it.
+ * Only where the user's index is large: on a small tree git's status takes a few milliseconds, less than
+ * the tree, the commit object and the merge made ahead, and the commit would build its tree twice.
+ */
 export class CommitAhead {
   private ahead: Promise<PreparedCommit | undefined> | undefined;
 
   constructor(private readonly input: CommitAheadInput) {}
+
+  /** Whether making the commit ahead pays here (the same size rule as the two-core add's). */
+  pays(): boolean {
+    return largeIndexFile(this.input.userIndex);
+  }
 
   prepare(subject: string, contents: ReadonlyMap<string, Buffer>): void {
     this.ahead = this.make(subject, contents);

@@ -180,6 +180,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
   return {
     root: projectRoot,
     locations,
+    commitAheadPays: () => ahead.pays(),
     prepareCommit: (subject, contents) => ahead.prepare(subject, contents),
     top,
     head,
