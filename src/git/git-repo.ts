@@ -42,6 +42,8 @@ export interface GitRepo {
    * path. Nothing is published; commitJudged uses it only when it is exactly the commit to make then.
    */
   prepareCommit?(subject: string, contents: ReadonlyMap<string, Buffer>): void;
+  /** Whether a commit made ahead pays here (a large user's index); where not, completion makes none. */
+  commitAheadPays?(): boolean;
   /**
    * Files that differ between a commit and a judged tree (.gantry/ aside), relative to the project root,
    * deleted ones included, sorted: `git diff-tree`, whose cost grows with the change, not the repository.

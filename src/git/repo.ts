@@ -1,9 +1,8 @@
 import { isAbsolute, join } from "node:path";
 import { InputError } from "../config/input-error.js";
 import { activity, realTree } from "../process/activity.js";
-import { largeIndexFile } from "./add-on-two-cores.js";
 import { commitJudged } from "./commit.js";
-import { type PreparedCommit, prepareCommit } from "./commit-prepare.js";
+import { CommitAhead } from "./commit-ahead.js";
 import { rememberTreeOfCommit, treeOfCommit } from "./commit-trees.js";
 import { committerIdentity } from "./committer.js";
 import { runGit } from "./exec.js";
@@ -18,6 +17,7 @@ import { type IndexedPaths, indexedIn } from "./ignored-from-index.js";
 import { EMPTY_TREE, GANTRY_DIR, type TreeScope, UNBORN } from "./judge.js";
 import { type JudgedChange, parseJudgedDiff } from "./judged-changes.js";
 import { JudgedTreeCache } from "./judged-tree-cache.js";
+import { dirtyFiles, uncommittedAtStart } from "./start-check.js";
 import { loadStatCache, saveStatCache } from "./stat-cache.js";
 import { compareAndRestore, type GitSnapshot, snapshotGit } from "./tamper-snapshot.js";
 import { headAndTree, trackedFiles } from "./tracked-files.js";
@@ -71,32 +71,6 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       return (await raw(["rev-parse", "--verify", "-q", "HEAD"])).trim() || UNBORN;
     } catch {
       return UNBORN;
-    }
-  };
-
-  const dirtyFiles = async () => {
-    // GIT_OPTIONAL_LOCKS=0: status does not write its refreshed stat data back into the user's index, which
-    // would take the index lock and make judge() copy and strip the index again.
-    const out = await runGit(
-      projectRoot,
-      ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ".", ...outside],
-      { GIT_OPTIONAL_LOCKS: "0" },
-    );
-    return out
-      .split("\0")
-      .filter((entry) => entry.length > 3)
-      .map((entry) => entry.slice(3));
-  };
-
-  /** Whether the user's index holds HEAD's entries under the project root (objects only: no stat data read). */
-  const sameIndexAsHead = async () => {
-    try {
-      await runGit(projectRoot, ["diff-index", "--cached", "--quiet", "HEAD", "--", ".", ...outside], {
-        GIT_OPTIONAL_LOCKS: "0",
-      });
-      return true;
-    } catch {
-      return false; // exit 1 (a staged change), or no HEAD: status says
     }
   };
 
@@ -173,37 +147,21 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
   // The user's index flags as last read, by index file version: a snapshot reads them only for a new one.
   let knownFlags: Pick<GitSnapshot, "indexKey" | "indexFlags"> | undefined;
   const userIndexBook = new UserIndexBook(join(gitDir, "index"), hashBytes);
+  // The commit made ahead while completion's status runs; the next commit takes it.
+  const ahead = new CommitAhead({
+    projectRoot,
+    dirs,
+    userIndex: join(gitDir, "index"),
+    cache,
+    scope: () => treeScope,
+    userIndexBook,
+  });
 
   /** What the last judge's own diff-tree says a story changed, when it compared `base` with `tree`. */
   const judgedChanges = (base: string, tree: string): JudgedChange[] | undefined => {
     const diff = treeScope?.lastDiff;
     if (!diff || base === UNBORN || diff.head !== base || diff.tree !== tree) return undefined;
     return parseJudgedDiff(diff.raw, prefix);
-  };
-
-  // The commit made ahead while completion's status runs (commit-prepare.ts); the next commit takes it.
-  let ahead: Promise<PreparedCommit | undefined> | undefined;
-  const takePrepared = async () => {
-    const prepared = ahead;
-    ahead = undefined;
-    return prepared?.catch(() => undefined);
-  };
-  const prepare = async (subject: string, contents: ReadonlyMap<string, Buffer>) => {
-    const identity = await committerIdentity(projectRoot, dirs);
-    const last = cache.last;
-    const s = treeScope;
-    // The tree the last judge left, while the private index holds it: what the recheck running meanwhile
-    // confirms, or the commit drops this.
-    if (!last || !s || s.index.head !== last.sha) return undefined;
-    return prepareCommit(s, {
-      judged: { sha: last.sha, tree: last.tree },
-      subject,
-      identity,
-      contents,
-      userIndex: join(gitDir, "index"),
-      userIndexWritten: userIndexBook.peekWritten(),
-      userIndexBuffer: (size) => userIndexBook.buffer(size),
-    });
   };
 
   const judge: GitRepo["judge"] = (options) =>
@@ -222,10 +180,8 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
   return {
     root: projectRoot,
     locations,
-    prepareCommit(subject, contents) {
-      ahead = prepare(subject, contents);
-      ahead.catch(() => undefined);
-    },
+    commitAheadPays: () => ahead.pays(),
+    prepareCommit: (subject, contents) => ahead.prepare(subject, contents),
     top,
     head,
     judgedChanges,
@@ -241,7 +197,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
         const identity = await committerIdentity(projectRoot, dirs);
         const userIndex = join(gitDir, "index");
         const userIndexWritten = userIndexBook.takeWritten();
-        const prepared = await takePrepared();
+        const prepared = await ahead.take();
         const made = await commitJudged(s, {
           judged,
           subject,
@@ -364,29 +320,22 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
       const out = await raw(["diff-tree", "--no-commit-id", "--name-only", "-r", "--relative", sha]);
       return out.split("\n").filter(Boolean);
     },
-    dirtyFiles,
-    async uncommittedAtStart() {
-      // A small tree: status costs less than a judge and a diff-index (and the first session judges anyway).
-      if (!largeIndexFile(join(gitDir, "index"))) return dirtyFiles();
-      // While the judge's git hashes, node makes what the first story reads before its session anyway: the
-      // ignored listing and the user's index's paths (readiness; the tamper snapshot's flags come with them).
-      (await scope()).meanwhile = () => {
-        void ignoredPaths().catch(() => undefined);
-        userIndexBook.tracked(prefix);
-      };
-      const clean = await Promise.all([judge(), sameIndexAsHead()])
-        .then(([judged, indexSame]) => {
-          const diff = treeScope?.lastDiff;
-          if (!indexSame || diff?.tree !== judged.tree || diff.head !== judged.sha) return false;
-          return parseJudgedDiff(diff.raw, prefix)?.length === 0;
-        })
-        // A tree the judge refuses (a nested repository, a link out of the tree) or git failing: status says.
-        .catch(() => false);
-      if (treeScope) treeScope.meanwhile = undefined;
-      return clean ? [] : dirtyFiles();
-    },
+    dirtyFiles: () => dirtyFiles(projectRoot, outside),
+    uncommittedAtStart: () =>
+      uncommittedAtStart({
+        projectRoot,
+        prefix,
+        userIndex: join(gitDir, "index"),
+        outside,
+        scope,
+        judge: () => judge(),
+        meanwhile: () => {
+          void ignoredPaths().catch(() => undefined);
+          userIndexBook.tracked(prefix);
+        },
+      }),
     async setAside(message) {
-      const dirty = await dirtyFiles();
+      const dirty = await dirtyFiles(projectRoot, outside);
       if (dirty.length === 0) return undefined;
       await runGit(projectRoot, [
         "stash",

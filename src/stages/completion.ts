@@ -28,8 +28,8 @@ export const completionStage: Stage = {
       failureReason: null,
     } as const;
     // The commit made ahead while that recheck's status runs (commit-prepare.ts): nothing published, and the
-    // commit takes it only for the tree judged now, with prd.json as written below.
-    if (run.git.prepareCommit) {
+    // commit takes it only for the tree judged now, with prd.json as written below. Only where it pays.
+    if (run.git.prepareCommit && run.git.commitAheadPays?.()) {
       const prd = run.stories.preview(story.id, passed);
       const contents = new Map(prd ? [[prd.path, Buffer.from(prd.content)]] : []);
       nextTurn().then(() => run.git.prepareCommit?.(subject, contents));

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, copyFileSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { addOnTwoCores } from "../../src/git/add-on-two-cores.js";
 import { headTreeWithoutGantry } from "../../src/git/head-without-gantry.js";
 import { createPrivateGit } from "../../src/git/hermetic.js";
+import { committedRepo } from "../support/git-fixtures.js";
 
 const made: string[] = [];
 after(() => {
@@ -18,8 +18,6 @@ const git = (cwd: string, args: string[], env: Record<string, string> = {}) =>
 
 /** A committed repository: 8 folders of 6 files two levels deep, files at the top, .gantry/. */
 function repo(): string {
-  const top = mkdtempSync(join(tmpdir(), "gantry-two-cores-"));
-  made.push(top);
   const files: Record<string, string> = {
     ".gantry/config.json": "{}\n",
     ".gitignore": "*.log\nbuild/\n",
@@ -27,14 +25,7 @@ function repo(): string {
     "z.txt": "z\n",
   };
   for (let f = 0; f < 8; f++) for (let k = 0; k < 6; k++) files[`d${f}/s${k % 2}/f${k}.txt`] = `${f} ${k}\n`;
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(top, path, ".."), { recursive: true });
-    writeFileSync(join(top, path), content);
-  }
-  git(top, ["init", "-q", "-b", "main"]);
-  git(top, ["add", "-A"]);
-  git(top, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "c"]);
-  return top;
+  return committedRepo(files, "two-cores");
 }
 
 /** Path, mode and object of every entry, as `ls-files -s` prints them for an index file. */

@@ -1,28 +1,10 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { openRepo } from "../../src/git/repo.js";
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: "pipe" }).trim();
-}
-
-function project(): string {
-  const top = mkdtempSync(join(tmpdir(), "gantry-ahead-"));
-  mkdirSync(join(top, ".gantry/features/f"), { recursive: true });
-  writeFileSync(join(top, ".gantry/features/f/prd.json"), "{}\n");
-  writeFileSync(join(top, ".gantry/config.json"), "{}\n");
-  mkdirSync(join(top, "src"));
-  writeFileSync(join(top, "src/x.ts"), "1\n");
-  git(top, "init", "-q", "-b", "main");
-  git(top, "add", "-A");
-  git(top, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "base");
-  git(top, "update-index", "--refresh");
-  return top;
-}
+import { git } from "../support/fixture-repo.js";
+import { gantryProject, gitReadTreeOf, indexDebug } from "../support/git-fixtures.js";
 
 const staged = (top: string) => git(top, "ls-files", "-s").replace(/ 0\t/g, "\t");
 const headTree = (top: string) => git(top, "ls-tree", "-r", "HEAD").replace(/ (blob|commit) /g, " ");
@@ -41,7 +23,7 @@ function assertCommitted(top: string, file: string, content: string, prdText: st
 
 describe("a commit made ahead while completion's status runs", () => {
   it("is the commit made when the tree and prd.json are as prepared; dropped when either is not", async () => {
-    const top = project();
+    const top = gantryProject("ahead");
     const repo = await openRepo(top);
     // 1. Made ahead and taken: the commit's time is the preparation's, a second and more before the commit.
     writeFileSync(join(top, "src/a.ts"), "a\n");
@@ -89,17 +71,7 @@ describe("a commit made ahead while completion's status runs", () => {
     writeFileSync(prd(top), '{"done":4}\n');
     await repo.commitJudged(judged, "gantry(US-4): four");
     // Before git's status refreshes it (assertCommitted).
-    const debug = (index: string) =>
-      execFileSync("git", ["ls-files", "-s", "--debug"], {
-        cwd: top,
-        encoding: "utf8",
-        env: { ...process.env, GIT_INDEX_FILE: index },
-      });
-    execFileSync("git", ["read-tree", "-m", "-i", "HEAD"], {
-      cwd: top,
-      env: { ...process.env, GIT_INDEX_FILE: before },
-    });
-    assert.equal(debug(join(top, ".git/index")), debug(before));
+    assert.equal(indexDebug(top, join(top, ".git/index")), gitReadTreeOf(top, before));
     assertCommitted(top, "src/d.ts", "d\n", '{"done":4}\n');
     repo.close();
   });

@@ -1,12 +1,12 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { headTreeWithoutGantry } from "../../src/git/head-without-gantry.js";
 import { createPrivateGit } from "../../src/git/hermetic.js";
 import { judgeTree } from "../../src/git/judge.js";
+import { committedRepo } from "../support/git-fixtures.js";
 
 const made: string[] = [];
 after(() => {
@@ -17,18 +17,7 @@ const git = (cwd: string, args: string[], env: Record<string, string> = {}) =>
   execFileSync("git", args, { cwd, encoding: "utf8", stdio: "pipe", env: { ...process.env, ...env } }).trim();
 
 /** A committed repository holding these files. */
-function repo(files: Record<string, string>): string {
-  const top = mkdtempSync(join(tmpdir(), "gantry-head-nog-"));
-  made.push(top);
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(top, path, ".."), { recursive: true });
-    writeFileSync(join(top, path), content);
-  }
-  git(top, ["init", "-q", "-b", "main"]);
-  git(top, ["add", "-A"]);
-  git(top, ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "c"]);
-  return top;
-}
+const repo = (files: Record<string, string>) => committedRepo(files, "head-nog");
 
 /** What the judge's script did before: HEAD read into an index, then `git rm --cached .gantry`, as a tree. */
 function byGit(top: string): string {

@@ -1,51 +1,15 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { mergeUserIndex } from "../../src/git/index-merge.js";
-import { type PlainIndex, type RawEntry, scanPlainIndex } from "../../src/git/plain-index.js";
-
-/** An index file of `entries` (sorted), read back as scanPlainIndex reads it. */
-function plainOf(entries: readonly RawEntry[]): PlainIndex {
-  const parts = entries.map((entry) => {
-    const out = Buffer.alloc((62 + entry.path.length + 8) & ~7);
-    entry.stat.copy(out, 0);
-    out.writeUInt32BE(entry.mode, 24);
-    entry.id.copy(out, 40);
-    out.writeUInt16BE(entry.path.length, 60);
-    entry.path.copy(out, 62);
-    return out;
-  });
-  const header = Buffer.alloc(12);
-  header.write("DIRC", 0, "latin1");
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(entries.length, 8);
-  const body = Buffer.concat([header, ...parts]);
-  const plain = scanPlainIndex(Buffer.concat([body, createHash("sha1").update(body).digest()]));
-  assert.ok(plain);
-  return plain;
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: "pipe" }).trim();
-}
-
-function project(): string {
-  const top = mkdtempSync(join(tmpdir(), "gantry-merge-"));
-  mkdirSync(join(top, "src"));
-  writeFileSync(join(top, "src/x.ts"), "1\n");
-  git(top, "init", "-q", "-b", "main");
-  git(top, "add", "-A");
-  git(top, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "base");
-  return top;
-}
+import { type RawEntry, scanPlainIndex } from "../../src/git/plain-index.js";
+import { committedRepo, indexDebug, plainOf } from "../support/git-fixtures.js";
 
 describe("the user's index merged in node (index-merge.ts)", () => {
   it("writes every byte of the buffer it is lent: a reused buffer full of old bytes gives the same index", () => {
-    const top = project();
+    const top = committedRepo({ "src/x.ts": "1\n" }, "merge");
     const id = (text: string) =>
       Buffer.from(
         execFileSync("git", ["hash-object", "-w", "--stdin"], {
@@ -93,13 +57,7 @@ describe("the user's index merged in node (index-merge.ts)", () => {
       input: info,
       env: { ...process.env, GIT_INDEX_FILE: byGit },
     });
-    const debug = (index: string) =>
-      execFileSync("git", ["ls-files", "-s", "--debug"], {
-        cwd: top,
-        encoding: "utf8",
-        env: { ...process.env, GIT_INDEX_FILE: index },
-      });
-    assert.equal(debug(path), debug(byGit));
+    assert.equal(indexDebug(top, path), indexDebug(top, byGit));
     execFileSync("git", ["fsck", "--strict", "--no-progress"], { cwd: top, env, stdio: "pipe" });
   });
 });

@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
 import {
   copyFileSync,
   existsSync,
@@ -18,49 +16,11 @@ import { describe, it } from "node:test";
 import { objectId } from "../../src/git/git-objects.js";
 import { readIndexFile } from "../../src/git/index-file.js";
 import { mergeUserIndex } from "../../src/git/index-merge.js";
-import { type PlainIndex, type RawEntry, readPlainIndex, scanPlainIndex } from "../../src/git/plain-index.js";
+import { type RawEntry, readPlainIndex } from "../../src/git/plain-index.js";
 import { openRepo } from "../../src/git/repo.js";
 import { resetUserIndex, stillClean } from "../../src/git/user-index.js";
-
-/** An index file of `entries` (sorted), read back as scanPlainIndex reads it. */
-function plainOf(entries: readonly RawEntry[]): PlainIndex {
-  const parts = entries.map((entry) => {
-    const out = Buffer.alloc((62 + entry.path.length + 8) & ~7);
-    entry.stat.copy(out, 0);
-    out.writeUInt32BE(entry.mode, 24);
-    entry.id.copy(out, 40);
-    out.writeUInt16BE(entry.path.length, 60);
-    entry.path.copy(out, 62);
-    return out;
-  });
-  const header = Buffer.alloc(12);
-  header.write("DIRC", 0, "latin1");
-  header.writeUInt32BE(2, 4);
-  header.writeUInt32BE(entries.length, 8);
-  const body = Buffer.concat([header, ...parts]);
-  const plain = scanPlainIndex(Buffer.concat([body, createHash("sha1").update(body).digest()]));
-  assert.ok(plain);
-  return plain;
-}
-
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", stdio: "pipe" }).trim();
-}
-
-function project(): string {
-  const top = mkdtempSync(join(tmpdir(), "gantry-uindex-"));
-  mkdirSync(join(top, ".gantry/features/f"), { recursive: true });
-  writeFileSync(join(top, ".gantry/features/f/prd.json"), "{}\n");
-  writeFileSync(join(top, ".gantry/config.json"), "{}\n");
-  mkdirSync(join(top, "src"));
-  writeFileSync(join(top, "src/x.ts"), "1\n");
-  writeFileSync(join(top, "src/link"), "");
-  git(top, "init", "-q", "-b", "main");
-  git(top, "add", "-A");
-  git(top, "-c", "user.name=t", "-c", "user.email=t@e", "commit", "-q", "-m", "base");
-  git(top, "update-index", "--refresh");
-  return top;
-}
+import { git } from "../support/fixture-repo.js";
+import { gantryProject, gitReadTreeOf, indexDebug, plainOf } from "../support/git-fixtures.js";
 
 /** The index as `git ls-files -s` and HEAD as `git ls-tree -r`, in one form: mode, object, path. */
 const staged = (top: string) => git(top, "ls-files", "-s").replace(/ 0\t/g, "\t");
@@ -76,7 +36,7 @@ async function commitStory(top: string, subject: string): Promise<void> {
 
 describe("the user's index reset to gantry's commit in node", () => {
   it("holds the commit's entries, keeps the stat data of unchanged ones, and git reads it", async () => {
-    const top = project();
+    const top = gantryProject("uindex", { "src/link": "" });
     await commitStory(top, "one");
     // Read before git's status, which refreshes the stat data and writes the index again.
     const index = readIndexFile(join(top, ".git/index"), 20, true);
@@ -95,7 +55,7 @@ describe("the user's index reset to gantry's commit in node", () => {
   });
 
   it("is what git's read-tree -m -i writes, entry by entry with its stat data, at any size", async () => {
-    const top = project();
+    const top = gantryProject("uindex", { "src/link": "" });
     for (let i = 0; i < 150; i++) {
       mkdirSync(join(top, `lib/d${i % 7}`), { recursive: true });
       writeFileSync(join(top, `lib/d${i % 7}/f${i}.ts`), `${i}\n`);
@@ -113,22 +73,12 @@ describe("the user's index reset to gantry's commit in node", () => {
     copyFileSync(join(top, ".git/index"), before);
     await commitStory(top, "one");
     assert.equal(readFileSync(join(top, ".git/index")).includes("TREE"), false, "written in node");
-    const debug = (index: string) =>
-      execFileSync("git", ["ls-files", "-s", "--debug"], {
-        cwd: top,
-        encoding: "utf8",
-        env: { ...process.env, GIT_INDEX_FILE: index },
-      });
-    execFileSync("git", ["read-tree", "-m", "-i", "HEAD"], {
-      cwd: top,
-      env: { ...process.env, GIT_INDEX_FILE: before },
-    });
-    assert.equal(debug(join(top, ".git/index")), debug(before));
-    assert.match(debug(before), /lib\/d0\/f0\.ts\n {2}ctime: [1-9]/, "stat data carried");
+    assert.equal(indexDebug(top, join(top, ".git/index")), gitReadTreeOf(top, before));
+    assert.match(indexDebug(top, before), /lib\/d0\/f0\.ts\n {2}ctime: [1-9]/, "stat data carried");
   });
 
   it("one run's commits in a row: the index it wrote last is taken as known only while it is that file", async () => {
-    const top = project();
+    const top = gantryProject("uindex", { "src/link": "" });
     const repo = await openRepo(top);
     // Four commits: the third and fourth write into buffers the first and second lent (user-index-book.ts).
     for (const [i, byHand] of [
@@ -150,7 +100,7 @@ describe("the user's index reset to gantry's commit in node", () => {
   });
 
   it("an index with a skip-worktree entry is left to git, which keeps the flag", async () => {
-    const top = project();
+    const top = gantryProject("uindex", { "src/link": "" });
     git(top, "update-index", "--skip-worktree", "src/x.ts");
     assert.equal(readPlainIndex(readFileSync(join(top, ".git/index"))), undefined);
     await commitStory(top, "one");
@@ -160,7 +110,7 @@ describe("the user's index reset to gantry's commit in node", () => {
   });
 
   it("refuses versions and files it does not rewrite, and a held lock", () => {
-    const top = project();
+    const top = gantryProject("uindex", { "src/link": "" });
     const path = join(top, ".git/index");
     const plain = readPlainIndex(readFileSync(path));
     assert.ok(plain && plain.entries.length === 4);

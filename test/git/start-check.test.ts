@@ -1,33 +1,15 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, describe, it } from "node:test";
-import { largeIndexFile, MIN_SPLIT_ENTRIES } from "../../src/git/add-on-two-cores.js";
+import { describe, it } from "node:test";
+import { largeIndexFile } from "../../src/git/add-on-two-cores.js";
 import { openRepo } from "../../src/git/repo.js";
-
-const made: string[] = [];
-after(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", args, { cwd, encoding: "utf8", stdio: "pipe" }).trim();
+import { git } from "../support/fixture-repo.js";
+import { largeRepo } from "../support/git-fixtures.js";
 
 /** A committed repository large enough for the start's judge (and its two-core add): 20 folders of files. */
-const top = mkdtempSync(join(tmpdir(), "gantry-start-check-"));
-made.push(top);
-for (let f = 0; f < 20; f++) {
-  mkdirSync(join(top, `m${f}`));
-  for (let k = 0; k * 20 < MIN_SPLIT_ENTRIES + 100; k++)
-    writeFileSync(join(top, `m${f}`, `file-${k}-named-as-in-a-real-project.txt`), `${f} ${k}\n`);
-}
-mkdirSync(join(top, ".gantry"));
-writeFileSync(join(top, ".gantry", "config.json"), "{}\n");
-git(top, "init", "-q", "-b", "main");
-git(top, "add", "-A");
-git(top, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "c");
+const top = largeRepo("start-check");
 
 /** What the start check says in a fresh GitRepo, beside what status says. */
 async function startCheck(): Promise<{ start: string[]; status: string[]; tree?: string }> {
