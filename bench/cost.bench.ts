@@ -2,7 +2,8 @@
  * gantry's own cost per story as the repository grows: the per-story feature of story-overhead.bench.ts
  * in a repository of 100 committed files (and, with BENCH_COST_SIZES, of 10,000 and 50,000: ~1 KB files
  * ten folders deep), gantry against the shell loop (agent, test, typecheck, lint, `git add -A && git
- * commit`). Then, from a git shim and a spawn counter, the full working-tree scans and the child
+ * commit`), each gantry run both as the first in a fresh copy (no stat cache: the first judge hashes every
+ * file) and as a later run in the same working tree (timeGantryLater: an earlier run's stat cache). Then, from a git shim and a spawn counter, the full working-tree scans and the child
  * processes a story costs, and review with two independent 1 s checks.
  * Run alone: `node --import tsx bench/cost.bench.ts` (after `npm run build`).
  */
@@ -18,7 +19,13 @@ import { openRepo } from "../src/git/repo.js";
 import { runReview } from "../src/review/orchestrator.js";
 import { silentLogger } from "../src/util/logger.js";
 import { isFullScan, makeProbe, movesHead, statCheck, subcommandOf } from "./cost-probe.js";
-import { type FeatureProject, makeFeatureProject, timeBaseline, timeGantry } from "./feature-project.js";
+import {
+  type FeatureProject,
+  makeFeatureProject,
+  timeBaseline,
+  timeGantry,
+  timeGantryLater,
+} from "./feature-project.js";
 import { median, type Row, requireBuiltCli, row, type Timed } from "./harness.js";
 
 /** Repository sizes measured; `BENCH_COST_SIZES=100,10000,50000` for the large ones. */
@@ -33,6 +40,12 @@ const RUNS = Number(process.env.BENCH_COST_RUNS ?? 3);
 const PARTS = new Set((process.env.BENCH_COST_PARTS ?? "sizes,counts,review").split(","));
 const BEFORE = process.env.BENCH_CLI_BEFORE ? resolve(process.env.BENCH_CLI_BEFORE) : undefined;
 
+/**
+ * Whether each size is also measured as a later run in the same working tree (after an untimed earlier run
+ * there: timeGantryLater), besides the first run in a fresh copy; `BENCH_COST_LATER=0` leaves it out.
+ */
+const LATER = process.env.BENCH_COST_LATER !== "0";
+
 /** Stories of the second, shorter run of each size: slope and intercept come from the two counts. */
 const SMALL = Number(process.env.BENCH_COST_SMALL ?? 2);
 
@@ -41,6 +54,9 @@ interface Runs {
   baseline: Timed[];
   /** The BENCH_CLI_BEFORE build, when one is given. */
   before: Timed[];
+  /** The same two builds as the second gantry run in a working tree (LATER). */
+  later: Timed[];
+  laterBefore: Timed[];
 }
 
 interface SizeMeasures extends Runs {
@@ -57,12 +73,16 @@ async function measureSize(files: number): Promise<SizeMeasures> {
     gantry: [],
     baseline: [],
     before: [],
-    small: { gantry: [], baseline: [], before: [] },
+    later: [],
+    laterBefore: [],
+    small: { gantry: [], baseline: [], before: [], later: [], laterBefore: [] },
   };
   const stepsOf = (p: FeatureProject, r: Runs) => [
     async () => r.gantry.push(await timeGantry(p)),
     async () => r.baseline.push(await timeBaseline(p)),
     ...(BEFORE ? [async () => r.before.push(await timeGantry(p, BEFORE))] : []),
+    ...(LATER ? [async () => r.later.push(await timeGantryLater(p))] : []),
+    ...(LATER && BEFORE ? [async () => r.laterBefore.push(await timeGantryLater(p, BEFORE))] : []),
   ];
   try {
     for (let i = 0; i < RUNS; i++) {
@@ -77,12 +97,20 @@ async function measureSize(files: number): Promise<SizeMeasures> {
   return m;
 }
 
+/** What the later-run rows say after the size: the first-run rows (fresh copies) keep their names. */
+const LATER_TAG = ", later run in the same tree";
+
 function sizeRows(m: SizeMeasures): Row[] {
   const rows = timeRows(m, m.gantry, "");
   if (m.before.length > 0) rows.push(...timeRows(m, m.before, " (before)"));
+  if (m.later.length > 0) rows.push(...timeRows(m, m.later, LATER_TAG));
+  if (m.laterBefore.length > 0) rows.push(...timeRows(m, m.laterBefore, `${LATER_TAG} (before)`));
   if (m.small.gantry.length > 0) {
     rows.push(...slopeRows(m, m.gantry, m.small.gantry, ""));
     if (m.before.length > 0) rows.push(...slopeRows(m, m.before, m.small.before, " (before)"));
+    if (m.later.length > 0) rows.push(...slopeRows(m, m.later, m.small.later, LATER_TAG));
+    if (m.laterBefore.length > 0)
+      rows.push(...slopeRows(m, m.laterBefore, m.small.laterBefore, `${LATER_TAG} (before)`));
   }
   return rows;
 }
