@@ -135,9 +135,17 @@ export class FastLane {
       if (bytes.length < total) return;
       connection.pending = bytes.length > total ? bytes.subarray(total) : undefined;
       connection.since = Date.now();
-      const { length: _, ...fields } = head;
       this.answered += 1;
-      const request = { ...fields, body: bytes.subarray(end + 4, total) };
+      const request: FastRequest = {
+        method: head.method,
+        path: head.path,
+        host: head.host,
+        origin: head.origin,
+        authorization: head.authorization,
+        contentType: head.contentType,
+        ifNoneMatch: head.ifNoneMatch,
+        body: bytes.subarray(end + 4, total),
+      };
       let reply: JsonReply | Promise<JsonReply> | undefined;
       try {
         reply =
