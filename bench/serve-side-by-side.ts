@@ -10,6 +10,9 @@
  *
  * A build may carry node's flags for the server before its cli.js, in one argument ("--jitless dist/cli.js").
  * `trivial` as a build: bench/serve-trivial.ts (fixed bytes, no checks), the floor of the traffic itself.
+ * `warm:<cli.js>`: that build's server first serves a whole replayed run of its own with its own clients (not
+ * measured; the others wait meanwhile), then the measured run: a server warmed by use against a fresh one.
+ * Each round's line has the server's CPU, context switches and minor page faults over the replay.
  *
  * BENCH_SERVE_CONDITIONAL=1: the clients' reads carry If-None-Match (the headline's mix).
  */
