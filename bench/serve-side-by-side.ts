@@ -10,6 +10,9 @@
  *
  * A build may carry node's flags for the server before its cli.js, in one argument ("--jitless dist/cli.js").
  * `trivial` as a build: bench/serve-trivial.ts (fixed bytes, no checks), the floor of the traffic itself.
+ * `warm:<cli.js>`: that build's server first serves a whole replayed run of its own with its own clients (not
+ * measured; the others wait meanwhile), then the measured run: a server warmed by use against a fresh one.
+ * Each round's line has the server's CPU, context switches and minor page faults over the replay.
  *
  * BENCH_SERVE_CONDITIONAL=1: the clients' reads carry If-None-Match (the headline's mix).
  */
@@ -33,6 +36,8 @@ import { serveUrl } from "./serve-url.js";
 
 const REPLAY_MS = 8000;
 const RUN_ID = "20990101-000000-live";
+/** A run replayed first to a `warm:` build's server only, before the measured run exists. */
+const WARM_RUN_ID = "20990101-000000-warm";
 const [roundsArg = "3", clients = "50", requests = "1000", ...builds] = process.argv.slice(2);
 if (builds.length < 2) {
   process.stderr.write(
@@ -41,7 +46,7 @@ if (builds.length < 2) {
   process.exit(2);
 }
 
-/** CPU (user + system, ms) and context switches of every thread of a process so far. */
+/** CPU (user + system, ms), context switches of every thread and minor page faults of a process so far. */
 function counts(pid: number) {
   let switches = 0;
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
@@ -49,7 +54,7 @@ function counts(pid: number) {
     for (const match of status.matchAll(/ctxt_switches:\s+(\d+)/g)) switches += Number(match[1]);
   }
   const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  return { cpuMs: (Number(fields[11]) + Number(fields[12])) * 10, switches };
+  return { cpuMs: (Number(fields[11]) + Number(fields[12])) * 10, switches, faults: Number(fields[7]) };
 }
 
 function untilLine(child: ChildProcess, text: string): Promise<string> {
@@ -68,12 +73,17 @@ function untilLine(child: ChildProcess, text: string): Promise<string> {
 }
 
 /** One build's server on its own copy of the live run, with its clients connected and waiting for `go`. */
-async function startSide(cli: string, template: string) {
+async function startSide(build: string, template: string) {
+  const warm = build.startsWith("warm:");
+  const cli = warm ? build.slice(5) : build;
   const root = mkdtempSync(join(tmpdir(), "gantry-bench-sides-"));
   cpSync(template, root, { recursive: true });
   const dir = join(root, ".gantry", "runs", RUN_ID);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "events.jsonl"), "");
+  const warmDir = join(root, ".gantry", "runs", WARM_RUN_ID);
+  if (warm) {
+    mkdirSync(warmDir, { recursive: true });
+    writeFileSync(join(warmDir, "events.jsonl"), "");
+  }
   // `trivial`: bench/serve-trivial.ts, fixed bytes for every request, under SCHED_IDLE at niceness 19 as gantry serve runs.
   const command =
     cli === "trivial"
@@ -102,15 +112,15 @@ async function startSide(cli: string, template: string) {
     env: benchEnvironment(),
     stdio: ["ignore", "pipe", "ignore"],
   });
-  return { cli, root, dir, server };
+  return { build, warm, root, dir, warmDir, server };
 }
 
 type Side = Awaited<ReturnType<typeof startSide>>;
 
-function writeState(side: Side, status: string, startedAt: string) {
+function writeState(side: Side, status: string, startedAt: string, dir = side.dir) {
   const state = {
     v: 1,
-    runId: RUN_ID,
+    runId: dir === side.dir ? RUN_ID : WARM_RUN_ID,
     feature: "f",
     pid: process.pid,
     startedAt,
@@ -118,17 +128,19 @@ function writeState(side: Side, status: string, startedAt: string) {
     iterations: 0,
     status,
   };
-  writeFileSync(join(side.dir, "state.json"), JSON.stringify(state));
+  writeFileSync(join(dir, "state.json"), JSON.stringify(state));
 }
 
-async function round(order: string[], template: string, events: string[]) {
-  const startedAt = new Date().toISOString();
-  const sides: Side[] = [];
+/** The clients' load against some servers, while `events` are appended to each one's run in `dirs` over REPLAY_MS. */
+async function replay(
+  sides: Side[],
+  dirOf: (side: Side) => string,
+  urls: { url: string; token: string }[],
+  events: string[],
+  startedAt: string,
+) {
   const loads: ChildProcess[] = [];
   try {
-    for (const cli of order) sides.push(await startSide(cli, template));
-    for (const side of sides) writeState(side, "running", startedAt);
-    const urls = await Promise.all(sides.map((side) => serveUrl(side.server, 60_000)));
     const ready: Promise<string>[] = [];
     const said: Promise<string>[] = [];
     urls.forEach(({ url, token }, i) => {
@@ -148,13 +160,13 @@ async function round(order: string[], template: string, events: string[]) {
     const started = Date.now();
     for (let i = 0; i < events.length; i++) {
       for (const side of sides) {
-        appendFileSync(join(side.dir, "events.jsonl"), `${events[i]}\n`);
-        if (i % 20 === 0) writeState(side, "running", startedAt);
+        appendFileSync(join(dirOf(side), "events.jsonl"), `${events[i]}\n`);
+        if (i % 20 === 0) writeState(side, "running", startedAt, dirOf(side));
       }
       const wait = started + ((i + 1) * REPLAY_MS) / events.length - Date.now();
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     }
-    for (const side of sides) writeState(side, "complete", startedAt);
+    for (const side of sides) writeState(side, "complete", startedAt, dirOf(side));
     await new Promise((r) => setTimeout(r, 700));
     const after = sides.map((side) => counts(side.server.pid as number));
     for (const load of loads) load.stdin?.end();
@@ -162,9 +174,10 @@ async function round(order: string[], template: string, events: string[]) {
       JSON.parse(text.trim().split("\n").at(-1) ?? "{}"),
     );
     return sides.map((side, i) => ({
-      build: side.cli,
+      build: side.build,
       serverCpuMs: (after[i]?.cpuMs ?? 0) - (before[i]?.cpuMs ?? 0),
       serverSwitches: (after[i]?.switches ?? 0) - (before[i]?.switches ?? 0),
+      serverFaults: (after[i]?.faults ?? 0) - (before[i]?.faults ?? 0),
       clientsCpuMs: reports[i]?.cpuMs,
       sent: reports[i]?.sent,
       failed: reports[i]?.failed,
@@ -172,6 +185,35 @@ async function round(order: string[], template: string, events: string[]) {
     }));
   } finally {
     for (const load of loads) load.kill("SIGTERM");
+  }
+}
+
+async function round(order: string[], template: string, events: string[]) {
+  const startedAt = new Date().toISOString();
+  const sides: Side[] = [];
+  try {
+    for (const build of order) sides.push(await startSide(build, template));
+    const warm = sides.filter((side) => side.warm);
+    for (const side of warm) writeState(side, "running", startedAt, side.warmDir);
+    const urls = await Promise.all(sides.map((side) => serveUrl(side.server, 60_000)));
+    // `warm:` builds serve a whole replay first (not measured); the others wait meanwhile.
+    if (warm.length > 0)
+      await replay(
+        warm,
+        (side) => side.warmDir,
+        urls.filter((_, i) => sides[i]?.warm),
+        events,
+        startedAt,
+      );
+    for (const side of sides) {
+      mkdirSync(side.dir, { recursive: true });
+      writeFileSync(join(side.dir, "events.jsonl"), "");
+      writeState(side, "running", startedAt);
+    }
+    // The hub finds the new run at its next poll (500 ms), before the clients ask for the run list.
+    await new Promise((r) => setTimeout(r, 1000));
+    return await replay(sides, (side) => side.dir, urls, events, startedAt);
+  } finally {
     for (const side of sides) {
       side.server.kill("SIGTERM");
       await new Promise((r) => side.server.once("exit", r));
@@ -192,7 +234,8 @@ try {
         resolve(
           builds
             .find((b) => b !== "trivial")
-            ?.trim()
+            ?.replace(/^warm:/, "")
+            .trim()
             .split(/\s+/)
             .at(-1) as string,
         ),

@@ -8,16 +8,20 @@ const NOT_MODIFIED_COMMON =
 const COMMON = `${NOT_MODIFIED_COMMON}content-type: application/json; charset=utf-8\r\n`;
 
 /**
- * Writes one answer, head and body, in one write; a `304` as node:http sends it: no body, no type or length.
- * An answer all ASCII (the head always is; a run's JSON nearly always) is written as latin1, the same bytes
- * as UTF-8 copied rather than encoded: encoding a run's view of 5-13 KB per answer was most of the write.
+ * Writes one answer, head and body, in one system call; a `304` as node:http sends it: no body, no type or
+ * length. A cached read's body goes as the bytes kept with its tag (src/serve/entity-tag.ts), after the head
+ * in one corked write: its 5-13 KB are neither copied into a new string with the head nor encoded again.
  */
 export function writeAnswer(socket: Socket, reply: JsonReply): void {
   const tag = reply.etag === undefined ? "" : `etag: ${reply.etag}\r\n`;
-  const bytes = reply.bytes ?? Buffer.byteLength(reply.json);
-  const common = reply.status === 304 ? NOT_MODIFIED_COMMON : `${COMMON}content-length: ${bytes}\r\n`;
-  socket.write(
-    `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}\r\n${common}${tag}date: ${httpDate()}\r\nconnection: keep-alive\r\nkeep-alive: timeout=5\r\n\r\n${reply.json}`,
-    bytes === reply.json.length ? "latin1" : "utf8",
-  );
+  const common =
+    reply.status === 304
+      ? NOT_MODIFIED_COMMON
+      : `${COMMON}content-length: ${reply.body?.length ?? Buffer.byteLength(reply.json)}\r\n`;
+  const head = `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}\r\n${common}${tag}date: ${httpDate()}\r\nconnection: keep-alive\r\nkeep-alive: timeout=5\r\n\r\n`;
+  if (reply.status === 304 || reply.body === undefined) return void socket.write(head + reply.json);
+  socket.cork();
+  socket.write(head, "latin1");
+  socket.write(reply.body);
+  socket.uncork();
 }

@@ -1,6 +1,5 @@
-import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import { httpDate } from "./http-date.js";
+import { writeAnswer } from "./answer-write.js";
 import { type FastRequest, MAX_HEAD_BYTES, readHead } from "./request-head.js";
 import type { JsonReply } from "./token-routes.js";
 
@@ -26,19 +25,6 @@ const REQUEST_TIMEOUT_MS = 10_000;
 const KEEP_ALIVE_MS = 5_000;
 
 const HEAD_END = Buffer.from("\r\n\r\n");
-const NOT_MODIFIED_COMMON =
-  "cache-control: no-store\r\nx-content-type-options: nosniff\r\nx-frame-options: DENY\r\nreferrer-policy: no-referrer\r\n";
-const COMMON = `${NOT_MODIFIED_COMMON}content-type: application/json; charset=utf-8\r\n`;
-
-/** One answer, head and body, in one write; a `304` as node:http sends it: no body, no type or length. */
-function answerBytes(reply: JsonReply): string {
-  const tag = reply.etag === undefined ? "" : `etag: ${reply.etag}\r\n`;
-  const common =
-    reply.status === 304
-      ? NOT_MODIFIED_COMMON
-      : `${COMMON}content-length: ${Buffer.byteLength(reply.json)}\r\n`;
-  return `HTTP/1.1 ${reply.status} ${STATUS_CODES[reply.status] ?? ""}\r\n${common}${tag}date: ${httpDate()}\r\nconnection: keep-alive\r\nkeep-alive: timeout=5\r\n\r\n${reply.json}`;
-}
 
 interface Connection {
   socket: Socket;
@@ -149,9 +135,17 @@ export class FastLane {
       if (bytes.length < total) return;
       connection.pending = bytes.length > total ? bytes.subarray(total) : undefined;
       connection.since = Date.now();
-      const { length: _, ...fields } = head;
       this.answered += 1;
-      const request = { ...fields, body: bytes.subarray(end + 4, total) };
+      const request: FastRequest = {
+        method: head.method,
+        path: head.path,
+        host: head.host,
+        origin: head.origin,
+        authorization: head.authorization,
+        contentType: head.contentType,
+        ifNoneMatch: head.ifNoneMatch,
+        body: bytes.subarray(end + 4, total),
+      };
       let reply: JsonReply | Promise<JsonReply> | undefined;
       try {
         reply =
@@ -172,14 +166,14 @@ export class FastLane {
         socket.pause();
         reply.catch(internal).then((settled) => {
           connection.busy = false;
-          if (!socket.destroyed) socket.write(answerBytes(settled));
+          if (!socket.destroyed) writeAnswer(socket, settled);
           socket.resume();
           this.serve(connection);
           if (connection.ended && !connection.busy) socket.end();
         });
         return;
       }
-      socket.write(answerBytes(reply));
+      writeAnswer(socket, reply);
       // A client that sends and does not read: stop reading from it until it has taken what it was sent.
       if (socket.writableNeedDrain && connection.pending) {
         connection.busy = true;

@@ -165,7 +165,13 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
       const refused = checkHostOrigin(request.host, request.origin, hosts);
       if (refused) return hostRefusal(refused);
       if (!bearerMatches(request.authorization, token)) return NO_TOKEN;
-      return tokenRoute(routes, { ...request, body: () => request.body });
+      return tokenRoute(routes, {
+        method: request.method,
+        path: request.path,
+        contentType: request.contentType,
+        ifNoneMatch: request.ifNoneMatch,
+        body: () => request.body,
+      });
     },
     stream: (request: FastRequest, socket: Socket) => {
       const refused = checkHostOrigin(request.host, request.origin, hosts);

@@ -10,8 +10,8 @@ export interface JsonReply {
   status: number;
   json: string;
   etag?: string;
-  /** The JSON's length in UTF-8 when it is known already (a cached read's). */
-  bytes?: number;
+  /** The JSON's bytes in UTF-8 when they are kept already (a cached read's). */
+  body?: Buffer;
 }
 
 /** What the token routes read of a request that passed the Host/Origin and token checks. */
