@@ -3,7 +3,7 @@
 // which on two cores leaves the longest end-to-end files running alone at the end. run-tests.mjs names
 // the longest first (scripts/test-weights.json), so the short ones fill in around them. Same runner,
 // same spec reporter, same isolation (a process per file); exit 1 when a test or a file fails.
-// With GANTRY_TEST_TIMES=PATH set, each file's wall seconds (from its start to its last report) are
+// With TESTS_FILE_TIMES=PATH set, each file's wall seconds (from its start to its last report) are
 // written to PATH as JSON (by source path), the longest first: what scripts/test-weights.json is made from.
 // Usage: node-test-runner.mjs --concurrency=N FILE...
 import { writeFileSync } from "node:fs";
@@ -18,7 +18,7 @@ const stream = run({ files, concurrency });
 stream.on("test:fail", (data) => {
   if (!data.todo) process.exitCode = 1;
 });
-const timesPath = process.env.GANTRY_TEST_TIMES;
+const timesPath = process.env.TESTS_FILE_TIMES;
 if (timesPath) {
   const started = new Map();
   const last = new Map();

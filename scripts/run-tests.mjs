@@ -64,8 +64,9 @@ const state = mkdtempSync(join(tmpdir(), "gantry-test-state-"));
 const env = { ...process.env, XDG_STATE_HOME: state };
 if (browserInstalling) {
   // The files that open Chromium wait for this file before they look for it (test/support/system-setup.ts).
-  env.GANTRY_BROWSER_READY = join(state, "browser-ready");
-  setup?.browser.then(() => writeFileSync(env.GANTRY_BROWSER_READY, "done\n"));
+  // Not a GANTRY_ name: the agent adapter tests compare every GANTRY_ variable a session is given.
+  env.TESTS_BROWSER_READY = join(state, "browser-ready");
+  setup?.browser.then(() => writeFileSync(env.TESTS_BROWSER_READY, "done\n"));
 }
 const status = await runTests(args, env);
 await setup?.browser;

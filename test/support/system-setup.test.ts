@@ -8,15 +8,15 @@ import { browserInstallEnded } from "./system-setup.js";
 
 describe("waiting for the Chromium install npm test started", () => {
   const dir = mkdtempSync(join(tmpdir(), "gantry-system-setup-"));
-  const saved = process.env.GANTRY_BROWSER_READY;
+  const saved = process.env.TESTS_BROWSER_READY;
   after(() => {
-    if (saved === undefined) delete process.env.GANTRY_BROWSER_READY;
-    else process.env.GANTRY_BROWSER_READY = saved;
+    if (saved === undefined) delete process.env.TESTS_BROWSER_READY;
+    else process.env.TESTS_BROWSER_READY = saved;
     rmSync(dir, { recursive: true, force: true });
   });
 
   it("returns at once when no install was started beside the tests", async () => {
-    delete process.env.GANTRY_BROWSER_READY;
+    delete process.env.TESTS_BROWSER_READY;
     const first = await Promise.race([
       browserInstallEnded().then(() => "returned"),
       setImmediate("waited on a timer"),
@@ -26,7 +26,7 @@ describe("waiting for the Chromium install npm test started", () => {
 
   it("returns only once run-tests.mjs has written the file it names", async () => {
     const marker = join(dir, "browser-ready");
-    process.env.GANTRY_BROWSER_READY = marker;
+    process.env.TESTS_BROWSER_READY = marker;
     let written = 0;
     setTimeout(() => {
       written = Date.now();
