@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // Node 20's --test has no glob: find test files here and hand them to node's runner through tsx.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, sep } from "node:path";
 import { compileTests, OUT, REPO } from "./compile-tests.mjs";
 import { prepareTests } from "./prepare-tests.mjs";
+import { setupSystem } from "./setup-system.mjs";
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith("-"));
 // `*.full.test.ts` are the long end-to-end profiles: run by `npm run test:full` (--full), or when named.
@@ -35,35 +36,85 @@ if (leftOut > 0)
   console.log(`# ${leftOut} long end-to-end files (*.full.test.ts) left out: npm run test:full runs them`);
 // Most tests wait on child processes (git, node, the built CLI), so three files at a time keep two cores busy.
 const concurrency = flags.some((f) => f.startsWith("--test-concurrency")) ? [] : ["--test-concurrency=3"];
-if (prepare ? !(await prepareTests()) : compiled && !compileTests()) process.exit(1);
+// npm test installs the system packages tests need beside the preparation (scripts/setup-system.mjs).
+const setup = prepare ? setupSystem() : undefined;
+let browserInstalling = setup?.browserPending ?? false;
+setup?.browser.then(() => {
+  browserInstalling = false;
+});
+if (prepare ? !(await prepareTests()) : compiled && !compileTests()) {
+  await setup?.browser;
+  process.exit(1);
+}
+await setup?.base;
 const run = compiled ? files.map((f) => join(OUT, relative(REPO, f)).replace(/\.ts$/, ".js")) : files;
 const loader = compiled ? [] : ["--import", "tsx"];
 // The whole compiled suite with no flags of the caller's (npm test): the longest files first, through
 // node's run() (scripts/node-test-runner.mjs), since `node --test` orders files by path.
 const ordered = compiled && flags.length === 0;
 const args = ordered
-  ? [join(REPO, "scripts", "node-test-runner.mjs"), "--concurrency=3", ...longestFirst(files, run)]
+  ? [
+      join(REPO, "scripts", "node-test-runner.mjs"),
+      "--concurrency=3",
+      ...longestFirst(files, run, browserInstalling),
+    ]
   : [...loader, "--test", "--test-reporter=spec", ...concurrency, ...flags, ...run];
 // gantry keeps ledger keys under $XDG_STATE_HOME/gantry: tests get their own, never the user's.
 const state = mkdtempSync(join(tmpdir(), "gantry-test-state-"));
 const env = { ...process.env, XDG_STATE_HOME: state };
-const result = spawnSync(process.execPath, args, { stdio: "inherit", env });
+if (browserInstalling) {
+  // The files that open Chromium wait for this file before they look for it (test/support/system-setup.ts).
+  // Not a GANTRY_ name: the agent adapter tests compare every GANTRY_ variable a session is given.
+  env.TESTS_BROWSER_READY = join(state, "browser-ready");
+  setup?.browser.then(() => writeFileSync(env.TESTS_BROWSER_READY, "done\n"));
+}
+const status = await runTests(args, env);
+await setup?.browser;
 rmSync(state, { recursive: true, force: true });
-process.exit(result.status ?? 1);
+process.exit(status);
+
+/** The test runner's exit status; a safety stop only at an hour (the suite takes minutes). */
+function runTests(args, env) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: "inherit", env });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 3_600_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve(code ?? 1);
+    });
+  });
+}
 
 /**
  * The files to run (`run`, in the order of `files`), the ones that take longest first: by
  * scripts/test-weights.json (seconds a file took alone, measured), else 10 for an end-to-end or chaos
- * file and 1 for the rest; files of the same weight keep their path order.
+ * file and 1 for the rest; files of the same weight keep their path order. While Chromium is still
+ * being installed, the files that open it come where a file would start about a minute into the run
+ * (three at a time), so that they do not hold a place waiting for it.
  */
-function longestFirst(files, run) {
+function longestFirst(files, run, browserInstalling) {
   const weights = JSON.parse(readFileSync(join(REPO, "scripts", "test-weights.json"), "utf8"));
   const weight = (file) => {
     const path = relative(REPO, file).split(sep).join("/");
     return weights[path] ?? (/^test\/(e2e|chaos)\//.test(path) ? 10 : 1);
   };
-  return files
+  const order = files
     .map((file, i) => ({ run: run[i], weight: weight(file), i }))
-    .sort((a, b) => b.weight - a.weight || a.i - b.i)
-    .map((f) => f.run);
+    .sort((a, b) => b.weight - a.weight || a.i - b.i);
+  if (!browserInstalling) return order.map((f) => f.run);
+  const opensBrowser = (f) => /support\/chromium\.js|\.\/cdp\.js/.test(readFileSync(files[f.i], "utf8"));
+  const later = order.filter(opensBrowser);
+  const rest = order.filter((f) => !later.includes(f));
+  // Three places, each file's weight its time: the first file that would start a minute in or later.
+  const places = [0, 0, 0];
+  let at = 0;
+  for (; at < rest.length; at += 1) {
+    const start = Math.min(...places);
+    if (start >= 60) break;
+    places[places.indexOf(start)] = start + rest[at].weight;
+  }
+  console.log(
+    `# Chromium is still being installed: the ${later.length} files that open it start after ${at} others`,
+  );
+  return [...rest.slice(0, at), ...later, ...rest.slice(at)].map((f) => f.run);
 }

@@ -1,7 +1,10 @@
 import { existsSync } from "node:fs";
+import { browserInstallEnded } from "./system-setup.js";
 
 /** Debian's Chromium, installed by scripts/setup-system.mjs where it can be. */
 export const CHROMIUM = "/usr/bin/chromium";
+
+await browserInstallEnded();
 
 /** Why the browser checks cannot run here, or false when they can. */
 export const chromiumMissing: string | false = existsSync(CHROMIUM)
