@@ -76,3 +76,66 @@ function decimal(body: Buffer, at: number, stop: number): { value: number; next:
   if (i === first || i >= body.length) return undefined;
   return { value: negative ? -value : value, next: i + 1 };
 }
+
+/** One folder of a `TREE` extension as it is on disk: -1 entries for an invalid one, which has no id. */
+interface TreeNode {
+  name: Buffer;
+  count: number;
+  id?: Buffer;
+  down: TreeNode[];
+}
+
+/**
+ * The `TREE` extension's body after git's `cache_tree_invalidate_path` of each path (cache-tree.c): every
+ * folder on the path made invalid (-1 entries, no id) and a subtree named like the path's last component
+ * removed (a file where a folder was); the other folders kept as they are, in their order. Undefined when
+ * the body does not parse.
+ */
+export function invalidatedCacheTree(body: Buffer, paths: readonly string[]): Buffer | undefined {
+  const cursor = { at: 0 };
+  const root = readNode(body, cursor);
+  if (!root || cursor.at !== body.length || root.name.length !== 0) return undefined;
+  for (const path of paths) invalidate(root, Buffer.from(path));
+  const out: Buffer[] = [];
+  writeNode(root, out);
+  return Buffer.concat(out);
+}
+
+function readNode(body: Buffer, cursor: { at: number }, depth = 0): TreeNode | undefined {
+  const nul = body.indexOf(0, cursor.at);
+  if (nul < 0 || depth > 4096) return undefined;
+  const name = body.subarray(cursor.at, nul);
+  const count = decimal(body, nul + 1, 0x20);
+  const children = count && decimal(body, count.next, 0x0a);
+  if (!count || !children || children.value < 0) return undefined;
+  cursor.at = children.next;
+  const node: TreeNode = { name, count: count.value, down: [] };
+  if (count.value >= 0) {
+    if (cursor.at + 20 > body.length) return undefined;
+    node.id = body.subarray(cursor.at, cursor.at + 20);
+    cursor.at += 20;
+  }
+  for (let i = 0; i < children.value; i++) {
+    const child = readNode(body, cursor, depth + 1);
+    if (!child) return undefined;
+    node.down.push(child);
+  }
+  return node;
+}
+
+function invalidate(node: TreeNode, path: Buffer): void {
+  node.count = -1;
+  node.id = undefined;
+  const slash = path.indexOf(0x2f);
+  const name = slash < 0 ? path : path.subarray(0, slash);
+  const at = node.down.findIndex((child) => child.name.equals(name));
+  if (at < 0) return;
+  if (slash < 0) node.down.splice(at, 1);
+  else invalidate(node.down[at] as TreeNode, path.subarray(slash + 1));
+}
+
+function writeNode(node: TreeNode, out: Buffer[]): void {
+  out.push(node.name, Buffer.from(`\0${node.count} ${node.down.length}\n`, "latin1"));
+  if (node.count >= 0 && node.id) out.push(node.id);
+  for (const child of node.down) writeNode(child, out);
+}

@@ -5,13 +5,15 @@ import { FIRST_STEP_EXIT, runGit, runGitScript } from "./exec.js";
 import { EMPTY_TREE } from "./git-objects.js";
 import { headTreeWithoutGantry } from "./head-without-gantry.js";
 import type { PrivateGit } from "./hermetic.js";
-import { addPathspecs, differencesFromIndex } from "./judge-status.js";
+import { addListedInNode, listedChanges } from "./judge-listed.js";
+import { differencesFromIndex } from "./judge-status.js";
 import { knownJudgedDiff, rememberJudgedDiff, treesWithKnownDiff } from "./judged-changes.js";
-import { rawTreeDiff, writeTreeFromIndex } from "./judged-tree-in-node.js";
+import { rawTreeDiff, writeTreeFromIndex, writeTreeFromPlain } from "./judged-tree-in-node.js";
 import type { PlainIndex } from "./plain-index.js";
 import type { ReadBuffer } from "./reused-read.js";
 import { escapingEntries } from "./tree-escapes.js";
 
+export { LIST_FIRST_INDEX_BYTES } from "./judge-listed.js";
 export const UNBORN = "0000000000000000000000000000000000000000";
 export { EMPTY_TREE };
 
@@ -41,6 +43,8 @@ export interface TreeScope {
   commitRead?: ReadBuffer;
   /** The judge's read of the private index (judged-tree-in-node.ts), one buffer kept for the run. */
   judgeRead?: ReadBuffer;
+  /** Where the judge's add in node builds the private index it writes (add-in-node.ts), kept for the run. */
+  addOut?: ReadBuffer;
   /**
    * The private index as the last judge read it to write `tree` in node (its entries are exactly that tree),
    * a view of `judgeRead`'s buffer: the commit of that tree takes its entries from here. Each judge drops it first.
@@ -110,7 +114,7 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
   // The private HEAD is the judged commit: a later stat check (`status`) compares against it, not against
   // an unborn branch (which would list every file).
   writePrivateHead(scope, head);
-  const listed = rebase ? undefined : await listedChanges(scope);
+  const listed = rebase ? undefined : await listedChanges(scope, `${scope.prefix}${GANTRY_DIR}/`);
   const against = head === UNBORN ? EMPTY_TREE : head;
   const exclusion = `:(exclude,top)${scope.prefix}${GANTRY_DIR}`;
   const objects = scope.git.env.GIT_OBJECT_DIRECTORY;
@@ -143,21 +147,27 @@ export async function judgeTree(scope: TreeScope, head: string): Promise<string>
       against,
       known,
     ];
-    if (listed) args.push("paths", ...listed);
+    if (listed) args.push("paths", ...listed.pathspecs);
     return runGitScript(scope.cwd, JUDGE_SCRIPT, args, env, JUDGE_STEPS);
   };
   const known = objects !== undefined ? "*" : treesWithKnownDiff(scope.prefix, against).join(" ");
   const merged = split === "split" || split === "same";
   const treeInNode = inNode || merged;
-  const out = merged ? "" : await whileGitWorks(scope, script(inNode ? "-" : known));
-  const seen: { plain?: PlainIndex } = {};
   scope.judgeRead ??= {};
+  // The listed paths added in node (no git at all) when it can give git's index, else git's add.
+  const added = inNode && objects && listed ? addListedInNode(scope, objects, listed.paths) : undefined;
+  // Nothing listed: the script would only start a shell to add nothing (node writes the tree).
+  const nothing = inNode && listed?.paths.length === 0;
+  const out = merged || added || nothing ? "" : await whileGitWorks(scope, script(inNode ? "-" : known));
+  const seen: { plain?: PlainIndex } = added ? { plain: added } : {};
   const built =
     split === "same"
       ? base
-      : treeInNode && objects
-        ? writeTreeFromIndex(join(scope.git.dir, "index"), objects, scope.judgeRead, seen)
-        : undefined;
+      : added && objects
+        ? writeTreeFromPlain(added, objects)
+        : treeInNode && objects
+          ? writeTreeFromIndex(join(scope.git.dir, "index"), objects, scope.judgeRead, seen)
+          : undefined;
   // git writes the tree when node could not (an index it does not read whole, a mode a tree does not hold).
   const tree = treeInNode
     ? (built ?? (await runGit(scope.cwd, ["write-tree"], scope.git.env)).trim())
@@ -202,31 +212,6 @@ function withoutPreload(env: Record<string, string>): Record<string, string> {
     GIT_CONFIG_KEY_0: "core.preloadIndex",
     GIT_CONFIG_VALUE_0: "false",
   };
-}
-
-/**
- * From this size of private index on (about 20,000 entries of the bench's paths) the judge lists before it
- * adds. Measured alone: at 10,000 entries status (84 ms of CPU) plus an add of the paths (20 ms) and a
- * program more cost what `add -A` does (108 ms); at 50,000, 0.42 s against 0.59 s.
- */
-export const LIST_FIRST_INDEX_BYTES = 2 * 1024 * 1024;
-
-/**
- * On a large tree whose private index holds the last judge (or HEAD's entries after a commit), what to add:
- * the paths git's status lists as differing from that index (judge-status.ts), so that `add` does not read
- * every folder again (status reads only those whose stat data changed, through the untracked cache). At
- * 50,000 files status and an add of those paths cost 0.42 s of CPU where `add -A` costs 0.59 s. What status
- * lists is what the stat check trusts to say "unchanged" (docs/security.md). Undefined: add everything (a
- * smaller tree, a list too long, status failing).
- */
-async function listedChanges(scope: TreeScope): Promise<string[] | undefined> {
-  const size = statSync(join(scope.git.dir, "index"), { throwIfNoEntry: false })?.size ?? 0;
-  if (size < LIST_FIRST_INDEX_BYTES) return undefined;
-  try {
-    return addPathspecs(await differencesFromIndex(scope), `${scope.prefix}${GANTRY_DIR}/`);
-  } catch {
-    return undefined;
-  }
 }
 
 /** `meanwhile`, once: what node does while git works. */

@@ -35,8 +35,17 @@ export function writeTreeFromIndex(
   try {
     const plain = scanPlainIndex(readReusing(indexPath, keep));
     if (seen) seen.plain = plain;
-    const cached = plain && readCacheTree(plain);
-    if (!plain || !cached) return undefined;
+    return plain && writeTreeFromPlain(plain, objectsDir);
+  } catch {
+    return undefined;
+  }
+}
+
+/** writeTreeFromIndex's tree from an index already read (add-in-node.ts's, as it wrote it). */
+export function writeTreeFromPlain(plain: PlainIndex, objectsDir: string): string | undefined {
+  try {
+    const cached = readCacheTree(plain);
+    if (!cached) return undefined;
     const { bytes, count } = plain;
     const objects = new GitObjects(objectsDir);
     const pathOf = (i: number) => bytes.subarray((plain.at[i] as number) + NAME, plain.nameEnd[i]);

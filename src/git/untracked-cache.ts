@@ -86,58 +86,87 @@ export function readUntrackedFolders(path: string, hashBytes = HASH): UntrackedF
 
 /** The UNTR extension's body (dir.c read_untracked_extension's format). */
 export function parseUntracked(body: Buffer): UntrackedFolders | undefined {
-  const end = body.length - 1;
-  if (end < 1 || body[end] !== 0) return undefined;
-  const cursor = { at: 0 };
-  const identLength = varint(body, cursor, end);
-  cursor.at += identLength + HEADER_FIXED;
-  const perDirEnd = body.indexOf(0, cursor.at);
-  if (perDirEnd < 0 || perDirEnd >= end) return undefined;
-  cursor.at = perDirEnd + 1;
-  const count = varint(body, cursor, end);
-  if (count === 0 || count > end) return undefined;
-  const paths: string[] = [];
-  const parents: number[] = [];
-  // Depth-first, each folder before its subfolders: untracked count, subfolder count, name, untracked names.
-  const readDir = (base: string, parent: number): void => {
-    const untrackedCount = varint(body, cursor, end);
-    const dirs = varint(body, cursor, end);
-    const nul = body.indexOf(0, cursor.at);
-    if (nul < 0 || nul >= end) throw new Error("UNTR: a name runs past the end");
-    const name = body.toString("utf8", cursor.at, nul);
-    cursor.at = nul + 1;
-    for (let i = 0; i < untrackedCount; i++) {
-      const next = body.indexOf(0, cursor.at);
-      if (next < 0 || next >= end) throw new Error("UNTR: a name runs past the end");
-      cursor.at = next + 1;
-    }
-    const path = parent < 0 ? "" : `${base}${name}/`;
-    const index = paths.length;
-    paths.push(path);
-    parents.push(parent);
-    if (paths.length > count) throw new Error("UNTR: more folders than counted");
-    for (let i = 0; i < dirs; i++) readDir(path, index);
-  };
-  readDir("", -1);
-  if (paths.length !== count) return undefined;
-  const valid = ewahBits(body, cursor, end, count);
-  const checkOnly = ewahBits(body, cursor, end, count);
-  ewahBits(body, cursor, end, count); // which folders' .gitignore hash follows: not used
-  if (!valid || !checkOnly) return undefined;
+  const walked = walkUntracked(body);
+  if (!walked) return undefined;
+  const { paths, parents, checkOnly, statAt } = walked;
   const folders: UntrackedFolders = new Map();
-  const trusted = new Uint8Array(count);
-  let stat = cursor.at;
-  for (let i = 0; i < count; i++) {
-    if (!valid[i]) continue;
-    if (stat + STAT_DATA > end) return undefined;
-    const ctime = body.readUInt32BE(stat);
-    stat += STAT_DATA;
+  const trusted = new Uint8Array(paths.length);
+  for (let i = 0; i < paths.length; i++) {
+    const stat = statAt[i] as number;
+    if (stat < 0) continue;
     const parent = parents[i] as number;
     if (checkOnly[i] || (parent >= 0 && !trusted[parent])) continue;
     trusted[i] = 1;
-    folders.set(paths[i] as string, ctime);
+    folders.set(paths[i] as string, body.readUInt32BE(stat));
   }
   return folders;
+}
+
+/** The folders of an UNTR body (walkUntracked), each by its index in depth-first order. */
+export interface UntrackedWalk {
+  /** From the top: "" for the top, else ending in "/". */
+  paths: string[];
+  parents: number[];
+  checkOnly: Uint8Array;
+  /** Where each folder's 36 bytes of stat data are in the body; -1 for a folder without valid data. */
+  statAt: Int32Array;
+}
+
+export const UNTRACKED_STAT_BYTES = STAT_DATA;
+
+/** Each folder of an UNTR body, depth first: its path, parent, flags and where its stat data is. */
+export function walkUntracked(body: Buffer): UntrackedWalk | undefined {
+  try {
+    const end = body.length - 1;
+    if (end < 1 || body[end] !== 0) return undefined;
+    const cursor = { at: 0 };
+    const identLength = varint(body, cursor, end);
+    cursor.at += identLength + HEADER_FIXED;
+    const perDirEnd = body.indexOf(0, cursor.at);
+    if (perDirEnd < 0 || perDirEnd >= end) return undefined;
+    cursor.at = perDirEnd + 1;
+    const count = varint(body, cursor, end);
+    if (count === 0 || count > end) return undefined;
+    const paths: string[] = [];
+    const parents: number[] = [];
+    // Depth-first, each folder before its subfolders: untracked count, subfolder count, name, untracked names.
+    const readDir = (base: string, parent: number): void => {
+      const untrackedCount = varint(body, cursor, end);
+      const dirs = varint(body, cursor, end);
+      const nul = body.indexOf(0, cursor.at);
+      if (nul < 0 || nul >= end) throw new Error("UNTR: a name runs past the end");
+      const name = body.toString("utf8", cursor.at, nul);
+      cursor.at = nul + 1;
+      for (let i = 0; i < untrackedCount; i++) {
+        const next = body.indexOf(0, cursor.at);
+        if (next < 0 || next >= end) throw new Error("UNTR: a name runs past the end");
+        cursor.at = next + 1;
+      }
+      const path = parent < 0 ? "" : `${base}${name}/`;
+      const index = paths.length;
+      paths.push(path);
+      parents.push(parent);
+      if (paths.length > count) throw new Error("UNTR: more folders than counted");
+      for (let i = 0; i < dirs; i++) readDir(path, index);
+    };
+    readDir("", -1);
+    if (paths.length !== count) return undefined;
+    const valid = ewahBits(body, cursor, end, count);
+    const checkOnly = ewahBits(body, cursor, end, count);
+    ewahBits(body, cursor, end, count); // which folders' .gitignore hash follows: not used
+    if (!valid || !checkOnly) return undefined;
+    const statAt = new Int32Array(count).fill(-1);
+    let stat = cursor.at;
+    for (let i = 0; i < count; i++) {
+      if (!valid[i]) continue;
+      if (stat + STAT_DATA > end) return undefined;
+      statAt[i] = stat;
+      stat += STAT_DATA;
+    }
+    return { paths, parents, checkOnly, statAt };
+  } catch {
+    return undefined;
+  }
 }
 
 /** git's offset varint (varint.c); throws past `end`. */

@@ -140,8 +140,11 @@ describe("the judge on a large tree: status, then an add of what it listed", () 
     );
     assert.ok(
       adds.some((line) => line.includes(":(top,literal)src/n1/")),
-      "a new folder added by its path",
+      "a new folder added by its path, by git (node leaves a folder listed whole to git)",
     );
+    // Edits, a removal, a symlink and a mode change of plain names were added in node (add-in-node.ts).
+    assert.ok(!adds.some((line) => line.includes(":(top,literal)src/a.js")), "src/a.js added in node");
+    assert.ok(!adds.some((line) => line.includes(":(top,literal)src/link.js")), "the symlink added in node");
   });
 });
 
