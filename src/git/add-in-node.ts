@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { type BigIntStats, lstatSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { type AddedEntry, blobOfPath } from "./add-blob.js";
 import { invalidatedCacheTree } from "./cache-tree.js";
 import { writeIndexFile } from "./index-write.js";
@@ -15,6 +15,7 @@ import {
   scanPlainIndex,
 } from "./plain-index.js";
 import { type ReadBuffer, readReusing } from "./reused-read.js";
+import { attributesOutsideTree } from "./stat-check.js";
 import { untrackedInvalidated } from "./untracked-edit.js";
 import { stillClean } from "./user-index.js";
 
@@ -56,6 +57,8 @@ export function addInNode(input: {
   const { top, indexPath, objectsDir } = input;
   if (input.paths.length === 0 || input.paths.length > MAX_EDITS) return undefined;
   if (!input.paths.every(plainPath) || attributesNear(top, input.paths)) return undefined;
+  // The private git reads its own info/attributes and the user's global attributes file too.
+  if (attributesOutsideTree(dirname(indexPath))) return undefined;
   const before = statSync(indexPath, { bigint: true });
   const old = scanPlainIndex(readReusing(indexPath, input.read));
   const after = statSync(indexPath, { bigint: true });

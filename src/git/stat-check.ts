@@ -122,7 +122,7 @@ function ctimeOf(key: string): bigint | undefined {
 }
 
 /** Attributes files the private git reads besides the tree's: its own info/attributes, the user's global one. */
-function attributesOutsideTree(privateDir: string, env: NodeJS.ProcessEnv): boolean {
+export function attributesOutsideTree(privateDir: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const xdg = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
   return existsSync(join(privateDir, "info", "attributes")) || existsSync(join(xdg, "git", "attributes"));
 }

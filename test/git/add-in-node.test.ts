@@ -215,6 +215,13 @@ describe("the judge's add in node", () => {
       },
     ],
     ["a .gitignore changed", (root) => write(root, ".gitignore", "*.log\n*.tmp\n")],
+    [
+      "attributes the private git reads from its own info/",
+      (root) => {
+        write(root, ".git/info/attributes", "*.js text eol=crlf\n");
+        write(root, "src/a.js", "edited\n");
+      },
+    ],
     ["a name git may refuse", (root) => write(root, "src/odd name.js")],
     ["a nested repository", (root) => git(join(root, "src"), ["init", "-q", "inner"])],
   ];
