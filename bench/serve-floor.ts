@@ -21,7 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { makeFeatureProject } from "./feature-project.js";
 import { benchEnvironment, CLI, median, REPO } from "./harness.js";
-import { spawnLoadClients } from "./serve-run.js";
+import { spawnLoadClients, trivialServerCommand } from "./serve-run.js";
 import { serveUrl } from "./serve-url.js";
 
 const CASES = ["serve", "trivial", "burst", "conditional", "idle", "clients"] as const;
@@ -58,20 +58,7 @@ interface Measured {
 function startServer(kind: Case, root: string): ChildProcess | undefined {
   if (kind === "alone" || kind === "clients") return undefined;
   const command =
-    kind === "trivial"
-      ? [
-          "chrt",
-          "--idle",
-          "0",
-          "nice",
-          "-n",
-          "19",
-          process.execPath,
-          "--import",
-          "tsx",
-          join(REPO, "bench", "serve-trivial.ts"),
-        ]
-      : [process.execPath, CLI, "serve", "--dir", root];
+    kind === "trivial" ? trivialServerCommand() : [process.execPath, CLI, "serve", "--dir", root];
   return spawn(command[0] as string, command.slice(1), {
     cwd: kind === "trivial" ? REPO : root,
     env: benchEnvironment(),

@@ -62,6 +62,25 @@ async function startServe(
 const IDLE_CLIENTS = process.env.BENCH_SERVE_IDLE_CLIENTS === "1";
 export const CLIENTS_POLICY = IDLE_CLIENTS ? "SCHED_IDLE" : "nice 19";
 
+/**
+ * bench/serve-trivial.ts (fixed bytes for every request, no checks: the floor of the traffic itself) under
+ * SCHED_IDLE at niceness 19, as `gantry serve` runs: the command line the floor and side-by-side benches start.
+ */
+export function trivialServerCommand(): string[] {
+  return [
+    "chrt",
+    "--idle",
+    "0",
+    "nice",
+    "-n",
+    "19",
+    process.execPath,
+    "--import",
+    "tsx",
+    join(REPO, "bench", "serve-trivial.ts"),
+  ];
+}
+
 /** What the server gets during a run: page clients on the event stream and requests spread over the run. */
 export interface Load {
   clients: number;

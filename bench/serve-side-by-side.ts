@@ -31,7 +31,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { makeFeatureProject } from "./feature-project.js";
 import { benchEnvironment, expectOk, median, REPO, timeCommand } from "./harness.js";
-import { spawnLoadClients } from "./serve-run.js";
+import { spawnLoadClients, trivialServerCommand } from "./serve-run.js";
 import { serveUrl } from "./serve-url.js";
 
 const REPLAY_MS = 8000;
@@ -87,18 +87,7 @@ async function startSide(build: string, template: string) {
   // `trivial`: bench/serve-trivial.ts, fixed bytes for every request, under SCHED_IDLE at niceness 19 as gantry serve runs.
   const command =
     cli === "trivial"
-      ? [
-          "chrt",
-          "--idle",
-          "0",
-          "nice",
-          "-n",
-          "19",
-          process.execPath,
-          "--import",
-          "tsx",
-          join(REPO, "bench", "serve-trivial.ts"),
-        ]
+      ? trivialServerCommand()
       : [
           process.execPath,
           ...cli.trim().split(/\s+/).slice(0, -1),
