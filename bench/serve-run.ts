@@ -7,6 +7,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { benchEnvironment, CLI, expectOk, REPO, timeCommand } from "./harness.js";
+import { type ClientsProgram, clientsCommand, DEFAULT_CLIENTS } from "./serve-load-program.js";
 import { serveUrl } from "./serve-url.js";
 
 export const STORIES = Number(process.env.BENCH_SERVE_STORIES ?? 20);
@@ -87,6 +88,8 @@ export interface Load {
   requests: number;
   /** The reads carry `If-None-Match` with the last answer's tag, as a browser's or a phone's cache does. */
   conditional?: boolean;
+  /** Which program plays the clients (default: BENCH_SERVE_CLIENTS, else the C one). */
+  program?: ClientsProgram;
 }
 /** The goal's load, the reads conditional (since round seven). */
 export const FULL: Load = { clients: CLIENTS, requests: 1000, conditional: true };
@@ -96,31 +99,30 @@ export const PLAIN: Load = { clients: CLIENTS, requests: 1000 };
 export const MODES_LOAD = process.env.BENCH_SERVE_MIX === "plain" ? PLAIN : FULL;
 
 /**
- * The clients (bench/serve-load.ts) in a process of their own at nice 19, under SCHED_IDLE too when `idle`:
- * in real use they sit on other machines. `args`: url, token, span in ms, clients, requests.
+ * The clients (bench/serve-load.c, or bench/serve-load.ts: bench/serve-load-program.ts) in a process of their
+ * own at nice 19, under SCHED_IDLE too when `idle`: in real use they sit on other machines. `args`: url,
+ * token, span in ms, clients, requests.
  */
-export function spawnLoadClients(idle: boolean, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+export function spawnLoadClients(
+  idle: boolean,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  program: ClientsProgram = DEFAULT_CLIENTS,
+): ChildProcess {
   return spawn(
     idle ? "chrt" : "nice",
-    [
-      ...(idle ? ["--idle", "0", "nice"] : []),
-      "-n",
-      "19",
-      process.execPath,
-      "--import",
-      "tsx",
-      join(REPO, "bench", "serve-load.ts"),
-      ...args,
-    ],
+    [...(idle ? ["--idle", "0", "nice"] : []), "-n", "19", ...clientsCommand(program).argv, ...args],
     { cwd: REPO, env: benchEnvironment(env), stdio: ["pipe", "pipe", "inherit"] },
   );
 }
 
 async function startLoad(url: string, token: string, spanMs: number, load: Load) {
+  const program = clientsCommand(load.program ?? DEFAULT_CLIENTS).program;
   const child = spawnLoadClients(
     IDLE_CLIENTS,
     [url, token, String(spanMs), String(load.clients), String(load.requests)],
     load.conditional ? { BENCH_SERVE_CONDITIONAL: "1" } : {},
+    program,
   );
   let out = "";
   child.stdout?.setEncoding("utf8");
@@ -144,6 +146,7 @@ async function startLoad(url: string, token: string, spanMs: number, load: Load)
   });
   return {
     child,
+    program,
     go: () => child.stdin?.write("go\n"),
     finish: () =>
       new Promise<ClientsReport>((resolve, reject) => {
@@ -229,7 +232,11 @@ export async function timedRun(
       answeredInRun: clients.answeredInRun,
       latency: clients.latency,
       notModified: clients.notModified ?? 0,
+      clientsProgram: load?.program ?? "none",
       runCpuMs: timed.cpuMs,
+      runUserMs: timed.userMs,
+      runSysMs: timed.sysMs,
+      runSwitches: timed.switches,
       startupCpuMs: server?.startupCpuMs ?? 0,
     };
   } finally {
