@@ -26,7 +26,9 @@ export class RunHub {
   private readonly watchers = new Map<string, RunWatcher>();
   private readonly clients = new Set<StreamClient>();
   private timer: NodeJS.Timeout | undefined;
-  private readonly cache = new Map<string, { parts: ViewParts; json: string }>();
+  private readonly cache = new Map<string, { parts: ViewParts; json: string; round: number }>();
+  /** Polls so far: a run's view is made again at most once between two (see current()). */
+  private round = 0;
   /** The run list as JSON, made again only after a poll that changed something. */
   private listCache: string | undefined;
   private lastList = "";
@@ -95,17 +97,21 @@ export class RunHub {
     return this.current(runId)?.json;
   }
 
-  /** The view's parts and JSON at the run's version now, made once per change. */
+  /**
+   * The view's parts and JSON, made once per change and at most once between two polls: an answer reads the
+   * events appended since the last poll (actions.ts) and so moves the run's version many times a second,
+   * but a read gets the view as of the poll, as the event streams do, and its tag stays until the next poll.
+   */
   private current(runId: string): { parts: ViewParts; json: string } | undefined {
     const watcher = this.watcher(runId);
     if (!watcher) return undefined;
     const cached = this.cache.get(runId);
-    if (cached && cached.parts.version === watcher.version) return cached;
+    if (cached && (cached.parts.version === watcher.version || cached.round === this.round)) return cached;
     const { view, stories, logJson } = watcher.viewAndStoriesJson();
     if (view.live && view.feature)
       stories.push(...queuedStoriesJson(this.root, view.feature, { has: (id) => watcher.knows(id) }));
     const parts = viewParts(view, watcher.version, stories, logJson);
-    const made = { parts, json: viewJson(parts) };
+    const made = { parts, json: viewJson(parts), round: this.round };
     this.cache.set(runId, made);
     return made;
   }
@@ -131,7 +137,9 @@ export class RunHub {
     return true;
   }
 
-  private poll(): void {
+  /** Reads every run's files for what changed and tells the streams (the timer's work; a test may call it). */
+  poll(): void {
+    this.round += 1;
     const changed: string[] = [];
     let added = false;
     for (const runId of listRuns(this.root)) {

@@ -43,11 +43,32 @@ describe("serve: the view made from kept parts is JSON.stringify's of the view",
       ];
       for (const event of steps) {
         run.append(event);
-        // An answer's read of what was appended (no poll): the view must follow it.
+        // An answer's read of what was appended, then the poll: the view made at the poll must follow it.
         hub.watcher(RUN_ID)?.readEvents();
+        hub.poll();
         assert.equal(hub.viewJson(RUN_ID), fresh(), JSON.stringify(event));
       }
       assert.match(hub.viewJson(RUN_ID) ?? "", /🚀/);
+    } finally {
+      hub.stop();
+    }
+  });
+
+  it("between two polls a read gets the view as made since the last poll, whatever answers read meanwhile", () => {
+    const run = fakeRun();
+    const hub = new RunHub(run.root, { pollMs: 60_000, maxClients: 1 });
+    try {
+      const before = hub.viewJson(RUN_ID);
+      const version = hub.watcher(RUN_ID)?.version ?? 0;
+      run.append({ type: "stage:enter", storyId: "US-1", stage: "rectify" });
+      hub.watcher(RUN_ID)?.readEvents();
+      assert.equal(hub.watcher(RUN_ID)?.version, version + 1, "the answer's read folded the event");
+      assert.equal(hub.viewJson(RUN_ID), before, "the same bytes (and tag) until the next poll");
+      hub.poll();
+      const after = hub.viewJson(RUN_ID) ?? "";
+      assert.notEqual(after, before);
+      assert.match(after, /"stage":"rectify"/);
+      assert.match(after, new RegExp(`"version":${version + 1}}$`));
     } finally {
       hub.stop();
     }
