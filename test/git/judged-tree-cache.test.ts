@@ -10,6 +10,9 @@ import { activity, realTree } from "../../src/process/activity.js";
 import { git, write } from "../support/fixture-repo.js";
 import { committedRepo } from "../support/git-fixtures.js";
 
+/** Who commits in these fixtures. */
+const AS_T = ["-c", "user.name=t", "-c", "user.email=t@example.com"];
+
 /** A JudgedTreeCache over a committed repository's private index, wired as openRepo wires it. */
 async function fixture(name: string): Promise<{ top: string; cache: JudgedTreeCache; scope: TreeScope }> {
   const top = committedRepo({ ".gantry/config.json": "{}\n", "src/a.js": "a\n", "lib/b.js": "b\n" }, name);
@@ -73,17 +76,7 @@ describe("the judged tree the judge keeps", () => {
 
     // The commit of that tree (its content, with .gantry/ as HEAD has it), then the judged tree carried to it.
     git(top, "add", "-A");
-    git(
-      top,
-      "-c",
-      "user.name=t",
-      "-c",
-      "user.email=t@example.com",
-      "commit",
-      "-q",
-      "-m",
-      "gantry(US-1): one",
-    );
+    git(top, ...AS_T, "commit", "-q", "-m", "gantry(US-1): one");
     const commit = git(top, "rev-parse", "HEAD");
     cache.carried(last as NonNullable<typeof last>, commit);
     // (read through a function: the assertions above narrowed `cache.last` for the compiler)

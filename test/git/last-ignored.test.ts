@@ -8,6 +8,9 @@ import { activity, noteCommand, realTree } from "../../src/process/activity.js";
 import { git, write } from "../support/fixture-repo.js";
 import { committedRepo } from "../support/git-fixtures.js";
 
+/** Who commits in these fixtures. */
+const AS_T = ["-c", "user.name=t", "-c", "user.email=t@example.com"];
+
 /** A committed repository with an ignored folder and ignored files, and its LastIgnored as openRepo wires it. */
 function fixture(name: string): { top: string; last: LastIgnored } {
   const top = committedRepo({ ".gitignore": "*.log\nbuild/\ncache/\n", "src/a.js": "a\n" }, name);
@@ -25,18 +28,7 @@ function fixture(name: string): { top: string; last: LastIgnored } {
 }
 
 const commitEmpty = (top: string, subject: string) =>
-  git(
-    top,
-    "-c",
-    "user.name=t",
-    "-c",
-    "user.email=t@example.com",
-    "commit",
-    "-q",
-    "--allow-empty",
-    "-m",
-    subject,
-  );
+  git(top, ...AS_T, "commit", "-q", "--allow-empty", "-m", subject);
 
 /**
  * The ignored listing a story's start takes: the one the story before it ended with, while nothing ran in

@@ -5,13 +5,16 @@ import { TreeFileLists } from "../../src/git/tree-file-lists.js";
 import { git, write } from "../support/fixture-repo.js";
 import { committedRepo } from "../support/git-fixtures.js";
 
+/** Who commits in these fixtures. */
+const AS_T = ["-c", "user.name=t", "-c", "user.email=t@example.com"];
+
 /** A tree per commit: `n` more commits, each adding one file; their trees, oldest first. */
 function moreTrees(top: string, n: number): string[] {
   const trees: string[] = [];
   for (let i = 0; i < n; i++) {
     write(top, `more/${i}.txt`, `${i}\n`);
     git(top, "add", "-A");
-    git(top, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", `more ${i}`);
+    git(top, ...AS_T, "commit", "-q", "-m", `more ${i}`);
     trees.push(git(top, "rev-parse", "HEAD^{tree}"));
   }
   return trees;
