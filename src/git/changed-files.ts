@@ -1,4 +1,6 @@
 import { runGit } from "./exec.js";
+import { EMPTY_TREE } from "./git-objects.js";
+import { UNBORN } from "./judge.js";
 
 /**
  * Files changed since `baseSha`: committed since, staged, unstaged and untracked (not ignored), deleted
@@ -17,4 +19,30 @@ export async function changedFiles(projectRoot: string, baseSha: string): Promis
   ]);
   const files = new Set([...diff.split("\0"), ...untracked.split("\0")].filter(Boolean));
   return [...files].sort();
+}
+
+/**
+ * Files that differ between a commit (UNBORN: none) and a tree, relative to the project root, deleted ones
+ * included, sorted: `git diff-tree`, whose cost grows with the change. `outside`: pathspecs left out.
+ */
+export async function changedBetween(
+  projectRoot: string,
+  base: string,
+  tree: string,
+  outside: readonly string[],
+): Promise<string[]> {
+  const out = await runGit(projectRoot, [
+    "diff-tree",
+    "-r",
+    "-z",
+    "--name-only",
+    "--no-renames",
+    "--relative",
+    base === UNBORN ? EMPTY_TREE : base,
+    tree,
+    "--",
+    ".",
+    ...outside,
+  ]);
+  return [...new Set(out.split("\0").filter(Boolean))].sort();
 }

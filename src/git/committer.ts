@@ -1,4 +1,5 @@
 import { runGit } from "./exec.js";
+import { gitReason } from "./git-error.js";
 import { sharedConfigText } from "./shared-config.js";
 
 /** GIT_AUTHOR_NAME / _EMAIL and GIT_COMMITTER_NAME / _EMAIL, as the commit's environment takes them. */
@@ -45,6 +46,19 @@ export function committerIdentity(
     identity.catch(() => known.delete(key));
   }
   return identity;
+}
+
+/** Why `git commit` would refuse here (no user.name / user.email), in one line; undefined when it can commit. */
+export async function identityProblem(
+  cwd: string,
+  dirs: { gitDir: string; commonDir: string },
+): Promise<string | undefined> {
+  try {
+    await committerIdentity(cwd, dirs);
+    return undefined;
+  } catch (error) {
+    return `git has no identity to commit with (${gitReason(error)}); set user.name and user.email with git config`;
+  }
 }
 
 async function readIdentity(cwd: string): Promise<CommitterIdentity> {

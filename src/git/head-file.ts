@@ -1,5 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { runGit } from "./exec.js";
+import { UNBORN } from "./judge.js";
 import { OBJECT_ID, packedRefs } from "./ref-files.js";
 
 /**
@@ -55,6 +57,28 @@ export function branchFromHeadFile(gitDir: string): string | null | undefined {
     if (name === undefined || name.split("/").some((part) => part === "" || part === "." || part === ".."))
       return undefined;
     return name;
+  } catch {
+    return undefined;
+  }
+}
+
+/** HEAD's commit: from the files where they tell, else git's; UNBORN when there is none. */
+export async function readHead(projectRoot: string, gitDir: string): Promise<string> {
+  const fromFiles = headFromFiles(gitDir);
+  if (fromFiles !== undefined) return fromFiles;
+  try {
+    return (await runGit(projectRoot, ["rev-parse", "--verify", "-q", "HEAD"])).trim() || UNBORN;
+  } catch {
+    return UNBORN;
+  }
+}
+
+/** The checked-out branch, undefined on a detached HEAD: the HEAD file names it when it can (one git program fewer a merge); git otherwise. */
+export async function readBranch(projectRoot: string, gitDir: string): Promise<string | undefined> {
+  const fromFile = branchFromHeadFile(gitDir);
+  if (fromFile !== undefined) return fromFile ?? undefined;
+  try {
+    return (await runGit(projectRoot, ["symbolic-ref", "--quiet", "--short", "HEAD"])).trim() || undefined;
   } catch {
     return undefined;
   }

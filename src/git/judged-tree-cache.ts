@@ -1,7 +1,10 @@
 import type { Judged } from "../model/ledger.js";
 import type { Activity } from "../process/activity.js";
+import { GitObjects } from "./git-objects.js";
 import type { JudgeOptions } from "./git-repo.js";
+import { type IndexedPaths, indexedIn } from "./ignored-from-index.js";
 import { judgeTree, type TreeScope, UNBORN, unchangedSinceJudge } from "./judge.js";
+import type { SameContents } from "./same-contents.js";
 import { type StatBaseline, smallIndex, statBaseline, unchangedByStat } from "./stat-check.js";
 
 /** The last tree judged and what had run by then (activity.ts): judged again only when it may be stale. */
@@ -27,6 +30,8 @@ export interface JudgeCacheInput {
   ranHere(): Activity;
   /** Untracked ignored paths as last listed: the stat baseline does not walk wholly ignored folders. */
   ignoredPaths(): ReadonlySet<string> | undefined;
+  /** Where a judge's own diff-tree against HEAD is told. */
+  sameContents: SameContents;
 }
 
 /**
@@ -39,14 +44,48 @@ export class JudgedTreeCache {
   last: LastJudged | undefined;
   /** The scope whose private index a judge of this run has written (every path in it is in a judged tree). */
   judgedIn: TreeScope | undefined;
-  /** Whether a commit holds a judged tree's content, as the judge's own diff-tree said. */
-  readonly sameContents = new Map<string, boolean>();
+  /** The tree the last judge gave: the private index's paths, as long as judgedIn holds. */
+  lastTree: string | undefined;
   /** The stat pass in node (stat-check.ts) when it can answer "unchanged" alone, else git's status. */
   private lastBaseline: StatBaseline | undefined;
 
   constructor(private readonly input: JudgeCacheInput) {}
 
   async judge(options: JudgeOptions = {}): Promise<Judged> {
+    const judged = await this.judgeNow(options);
+    this.lastTree = judged.tree;
+    return judged;
+  }
+
+  /**
+   * The private index's paths in some folders once a judge of this run wrote it, from the tree it wrote:
+   * they answer for a changed folder with nothing new outside them, no git (ignored-from-index.ts).
+   * `current`: the private index's scope now (undefined once the repository is closed).
+   */
+  indexedPaths(folders: readonly string[], current: TreeScope | undefined): IndexedPaths | undefined {
+    const { judgedIn, lastTree } = this;
+    const objects =
+      judgedIn !== undefined && judgedIn === current ? judgedIn.git.env.GIT_OBJECT_DIRECTORY : undefined;
+    if (!objects || lastTree?.length !== 40) return undefined;
+    return indexedIn(new GitObjects(objects), lastTree, folders);
+  }
+
+  /**
+   * At a commit of `judged`: the last judged tree, when it is that one, taken out (the commit rewrites the
+   * private index); given back with `carried` once the commit holds it.
+   */
+  takeLast(judged: Judged): LastJudged | undefined {
+    const last = this.last;
+    this.last = undefined;
+    return last?.tree === judged.tree && last.sha === judged.sha ? last : undefined;
+  }
+
+  /** The working tree is what was judged, now on top of `commit`: no need to judge it again. */
+  carried(last: LastJudged, commit: string): void {
+    this.last = { ...last, sha: commit };
+  }
+
+  private async judgeNow(options: JudgeOptions): Promise<Judged> {
     const { input } = this;
     const sha = await input.head();
     const s = await input.scope();
@@ -77,10 +116,8 @@ export class JudgedTreeCache {
     this.lastBaseline = baseline;
     const tree = await judgeTree(s, sha);
     this.judgedIn = s;
-    if (s.sameAsHead && sha !== UNBORN) {
-      if (this.sameContents.size >= 64) this.sameContents.clear();
-      this.sameContents.set(`${s.sameAsHead.head} ${s.sameAsHead.tree}`, s.sameAsHead.same);
-    }
+    if (s.sameAsHead && sha !== UNBORN)
+      input.sameContents.remember(s.sameAsHead.head, s.sameAsHead.tree, s.sameAsHead.same);
     // No command that may change files runs: what does not may still (another worker's tests), which the
     // next judge's stat pass checks.
     if (now.runningWriters === 0)

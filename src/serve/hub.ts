@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { listRuns } from "../ledger/runs.js";
-import { queuedStories, queuedStoriesJson } from "./queued-stories.js";
+import { queuedJson, queuedStories, queuedView } from "./queued-stories.js";
 import { runDir } from "./run-files.js";
 import { RunWatcher } from "./run-view.js";
 import { FrameBytes, type StreamClient } from "./stream-client.js";
@@ -87,7 +87,9 @@ export class RunHub {
     if (!watcher) return undefined;
     const view = watcher.view();
     if (view.live && view.feature) {
-      view.stories.push(...queuedStories(this.root, view.feature, { has: (id) => watcher.knows(id) }));
+      view.stories.push(
+        ...queuedStories(this.root, view.feature, { has: (id) => watcher.knows(id) }, queuedView),
+      );
     }
     return view;
   }
@@ -109,7 +111,7 @@ export class RunHub {
     if (cached && (cached.parts.version === watcher.version || cached.round === this.round)) return cached;
     const { view, stories, logJson } = watcher.viewAndStoriesJson();
     if (view.live && view.feature)
-      stories.push(...queuedStoriesJson(this.root, view.feature, { has: (id) => watcher.knows(id) }));
+      stories.push(...queuedStories(this.root, view.feature, { has: (id) => watcher.knows(id) }, queuedJson));
     const parts = viewParts(view, watcher.version, stories, logJson);
     const made = { parts, json: viewJson(parts), round: this.round };
     this.cache.set(runId, made);

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { StoryView } from "./view-types.js";
 
-type PrdStory = { id: string; title: string; status?: string; passes?: boolean };
+export type PrdStory = { id: string; title: string; status?: string; passes?: boolean };
 /** Each prd.json as last parsed, by path, with the identity of the file it came from and when it was looked at. */
 const prdCache = new Map<string, { stamp: string; stories: PrdStory[]; checkedAt: number }>();
 
@@ -33,46 +33,27 @@ function prdStories(path: string): PrdStory[] {
   return stories;
 }
 
-/** The feature's stories the run has not reached yet, from its prd.json (tolerant: a torn file lists none). */
-export function queuedStories(
+/**
+ * The feature's stories the run has not reached yet, from its prd.json, each as `as` makes it: queuedView,
+ * or queuedJson (tolerant: a torn file lists none).
+ */
+export function queuedStories<T>(
   root: string,
   feature: string,
   seen: { has(id: string): boolean },
-): StoryView[] {
+  as: (story: PrdStory) => T,
+): T[] {
   try {
-    return notReached(root, feature, seen).map(queuedView);
+    return prdStories(join(root, ".gantry", "features", feature, "prd.json"))
+      .filter((s) => typeof s.id === "string" && !seen.has(s.id))
+      .map(as);
   } catch {
     return [];
   }
 }
 
-/** queuedStories as each story's JSON, made once per story of each prd.json read (a view is made per change). */
-export function queuedStoriesJson(
-  root: string,
-  feature: string,
-  seen: { has(id: string): boolean },
-): string[] {
-  try {
-    return notReached(root, feature, seen).map((story) => {
-      let json = queuedJson.get(story);
-      if (json === undefined) {
-        json = JSON.stringify(queuedView(story));
-        queuedJson.set(story, json);
-      }
-      return json;
-    });
-  } catch {
-    return [];
-  }
-}
-const queuedJson = new WeakMap<PrdStory, string>();
-
-const notReached = (root: string, feature: string, seen: { has(id: string): boolean }) =>
-  prdStories(join(root, ".gantry", "features", feature, "prd.json")).filter(
-    (s) => typeof s.id === "string" && !seen.has(s.id),
-  );
-
-const queuedView = (s: PrdStory): StoryView => ({
+/** A queued story as the view shows it. */
+export const queuedView = (s: PrdStory): StoryView => ({
   id: s.id,
   title: String(s.title ?? s.id),
   status: s.status ?? (s.passes ? "passed" : "pending"),
@@ -81,3 +62,14 @@ const queuedView = (s: PrdStory): StoryView => ({
   costBasis: [],
   gates: [],
 });
+
+/** queuedView's JSON, made once per story of each prd.json read (a view is made per change). */
+export function queuedJson(story: PrdStory): string {
+  let json = queuedJsonOf.get(story);
+  if (json === undefined) {
+    json = JSON.stringify(queuedView(story));
+    queuedJsonOf.set(story, json);
+  }
+  return json;
+}
+const queuedJsonOf = new WeakMap<PrdStory, string>();
