@@ -133,7 +133,7 @@ export function timeCommand(
         const [, user, sys, rss, voluntary, involuntary] = line.split(/\s+/).map(Number);
         if (user !== undefined && sys !== undefined && !Number.isNaN(user + sys)) {
           cpuMs = (user + sys) * 1000;
-          split = { userMs: user * 1000, sysMs: sys * 1000 };
+          split = { userMs: Math.round(user * 1000), sysMs: Math.round(sys * 1000) };
         }
         if (voluntary !== undefined && involuntary !== undefined && !Number.isNaN(voluntary + involuntary))
           switches = { voluntary, involuntary };
