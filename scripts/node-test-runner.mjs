@@ -5,8 +5,11 @@
 // same spec reporter, same isolation (a process per file); exit 1 when a test or a file fails.
 // With TESTS_FILE_TIMES=PATH set, each file's wall seconds (from its start to its last report) are
 // written to PATH as JSON (by source path), the longest first: what scripts/test-weights.json is made from.
+// With TESTS_FILE_CPU=PATH (and scripts/test-cpu-probe.mjs imported, as run-tests.mjs does then), each
+// file's CPU seconds (user+sys of its process and the children it waited for), its process's wall
+// seconds and when it started (seconds after the runner did) go to PATH, the most CPU first.
 // Usage: node-test-runner.mjs --concurrency=N FILE...
-import { writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { relative } from "node:path";
 import { run } from "node:test";
 import { spec } from "node:test/reporters";
@@ -18,6 +21,30 @@ const stream = run({ files, concurrency });
 stream.on("test:fail", (data) => {
   if (!data.todo) process.exitCode = 1;
 });
+const source = (file) =>
+  relative(process.cwd(), file)
+    .replace(/^\.test-build\//, "")
+    .replace(/\.js$/, ".ts");
+const writeSorted = (path, entries) => {
+  entries.sort((a, b) => (b[1].cpu ?? b[1]) - (a[1].cpu ?? a[1]));
+  writeFileSync(path, `${JSON.stringify(Object.fromEntries(entries), null, 2)}\n`);
+};
+const cpuPath = process.env.TESTS_FILE_CPU;
+if (cpuPath) rmSync(`${cpuPath}.parts`, { force: true });
+if (cpuPath)
+  process.on("exit", () => {
+    const parts = `${cpuPath}.parts`;
+    const lines = existsSync(parts) ? readFileSync(parts, "utf8").split("\n").filter(Boolean) : [];
+    const since = (ms) => Math.round(ms - performance.timeOrigin) / 1000;
+    const entries = lines
+      .map((line) => JSON.parse(line))
+      .map(([file, cpu, start, end]) => [
+        source(file),
+        { cpu, wall: (end - start) / 1000, start: since(start) },
+      ]);
+    writeSorted(cpuPath, entries);
+    rmSync(parts, { force: true });
+  });
 const timesPath = process.env.TESTS_FILE_TIMES;
 if (timesPath) {
   const started = new Map();
@@ -30,13 +57,10 @@ if (timesPath) {
       if (data.file) last.set(data.file, Date.now());
     });
   process.on("exit", () => {
-    const source = (file) =>
-      relative(process.cwd(), file)
-        .replace(/^\.test-build\//, "")
-        .replace(/\.js$/, ".ts");
-    const seconds = [...started].map(([file, at]) => [source(file), ((last.get(file) ?? at) - at) / 1000]);
-    seconds.sort((a, b) => b[1] - a[1]);
-    writeFileSync(timesPath, `${JSON.stringify(Object.fromEntries(seconds), null, 2)}\n`);
+    writeSorted(
+      timesPath,
+      [...started].map(([file, at]) => [source(file), ((last.get(file) ?? at) - at) / 1000]),
+    );
   });
 }
 stream.compose(new spec()).pipe(process.stdout);

@@ -34,8 +34,12 @@ for (const root of roots.length ? roots : ["test"]) {
 }
 if (leftOut > 0)
   console.log(`# ${leftOut} long end-to-end files (*.full.test.ts) left out: npm run test:full runs them`);
-// Most tests wait on child processes (git, node, the built CLI), so three files at a time keep two cores busy.
-const concurrency = flags.some((f) => f.startsWith("--test-concurrency")) ? [] : ["--test-concurrency=3"];
+// Most tests wait on child processes (git, node, the built CLI), so three files at a time keep two cores
+// busy. TESTS_CONCURRENCY sets another number (to compare).
+const PLACES = Number(process.env.TESTS_CONCURRENCY ?? 3);
+const concurrency = flags.some((f) => f.startsWith("--test-concurrency"))
+  ? []
+  : [`--test-concurrency=${PLACES}`];
 // npm test installs the system packages tests need beside the preparation (scripts/setup-system.mjs).
 const setup = prepare ? setupSystem() : undefined;
 let browserInstalling = setup?.browserPending ?? false;
@@ -52,10 +56,13 @@ const loader = compiled ? [] : ["--import", "tsx"];
 // The whole compiled suite with no flags of the caller's (npm test): the longest files first, through
 // node's run() (scripts/node-test-runner.mjs), since `node --test` orders files by path.
 const ordered = compiled && flags.length === 0;
+// TESTS_FILE_CPU: each file's process loads the probe that records its CPU (node-test-runner.mjs).
+const probe = process.env.TESTS_FILE_CPU ? ["--import", join(REPO, "scripts", "test-cpu-probe.mjs")] : [];
 const args = ordered
   ? [
+      ...probe,
       join(REPO, "scripts", "node-test-runner.mjs"),
-      "--concurrency=3",
+      `--concurrency=${PLACES}`,
       ...longestFirst(files, run, browserInstalling),
     ]
   : [...loader, "--test", "--test-reporter=spec", ...concurrency, ...flags, ...run];
@@ -87,10 +94,11 @@ function runTests(args, env) {
 
 /**
  * The files to run (`run`, in the order of `files`), the ones that take longest first: by
- * scripts/test-weights.json (seconds a file took alone, measured), else 10 for an end-to-end or chaos
- * file and 1 for the rest; files of the same weight keep their path order. While Chromium is still
- * being installed, the files that open it come where a file would start about a minute into the run
- * (three at a time), so that they do not hold a place waiting for it.
+ * scripts/test-weights.json (CPU seconds of each file's process tree, user+sys, measured with
+ * TESTS_FILE_CPU: the suite is CPU-bound, so CPU is what a file holds the two cores for), else 10 for an
+ * end-to-end or chaos file and 1 for the rest; files of the same weight keep their path order. While
+ * Chromium is still being installed, the files that open it come where a file would start about a
+ * minute into the run, so that they do not hold a place waiting for it.
  */
 function longestFirst(files, run, browserInstalling) {
   const weights = JSON.parse(readFileSync(join(REPO, "scripts", "test-weights.json"), "utf8"));
@@ -105,12 +113,12 @@ function longestFirst(files, run, browserInstalling) {
   const opensBrowser = (f) => /support\/chromium\.js|\.\/cdp\.js/.test(readFileSync(files[f.i], "utf8"));
   const later = order.filter(opensBrowser);
   const rest = order.filter((f) => !later.includes(f));
-  // Three places, each file's weight its time: the first file that would start a minute in or later.
-  const places = [0, 0, 0];
+  // The places share two cores, so a CPU second on each takes about places / 2 seconds of wall.
+  const places = new Array(PLACES).fill(0);
   let at = 0;
   for (; at < rest.length; at += 1) {
     const start = Math.min(...places);
-    if (start >= 60) break;
+    if ((start * PLACES) / 2 >= 60) break;
     places[places.indexOf(start)] = start + rest[at].weight;
   }
   console.log(
