@@ -27,12 +27,11 @@ export class RunHub {
   private readonly clients = new Set<StreamClient>();
   private timer: NodeJS.Timeout | undefined;
   private readonly cache = new Map<string, { parts: ViewParts; json: string; round: number }>();
-  /** Polls so far: a run's view is made again at most once between two (see current()). */
+  /** Polls so far: a run's view is made again at most once between two (see current()); every 40th sends a keep-alive. */
   private round = 0;
   /** The run list as JSON, made again only after a poll that changed something. */
   private listCache: string | undefined;
   private lastList = "";
-  private polls = 0;
   /** Each run's version when the streams were last told about it (an answer may read events between polls). */
   private readonly sent = new Map<string, number>();
   /** Each run's view as the streams last got it: the next change goes to them as a patch from it. */
@@ -166,7 +165,7 @@ export class RunHub {
     // Every frame of this poll in one write per client: one wake-up of each client, not one per frame.
     let frames = "";
     // A comment line now and then keeps idle streams open through proxies and finds clients that left.
-    if (++this.polls % 40 === 0) frames += ": keep-alive\n\n";
+    if (this.round % 40 === 0) frames += ": keep-alive\n\n";
     if (added || changed.length > 0) {
       const list = this.listJson();
       // The list changes less often than a run does: sent only when it did.
