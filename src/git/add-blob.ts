@@ -9,7 +9,7 @@ import {
   readSync,
 } from "node:fs";
 import { join } from "node:path";
-import { GitObjects } from "./git-objects.js";
+import type { GitObjects } from "./git-objects.js";
 import { STAT } from "./plain-index.js";
 
 /** A file as `git add` records it: git's mode, its blob's id and the stat data taken before it was read. */
@@ -25,7 +25,11 @@ export interface AddedEntry {
  * loose blob. Undefined when nothing is there (the entry is removed); "refuse" for anything git must look at
  * (a folder, a nested repository, a special file, a path through a file, a file that changed while read).
  */
-export function blobOfPath(top: string, path: Buffer, objectsDir: string): AddedEntry | undefined | "refuse" {
+export function blobOfPath(
+  top: string,
+  path: Buffer,
+  objects: GitObjects,
+): AddedEntry | undefined | "refuse" {
   const full = join(top, path.toString("utf8"));
   let stat: BigIntStats | undefined;
   try {
@@ -34,7 +38,6 @@ export function blobOfPath(top: string, path: Buffer, objectsDir: string): Added
     return "refuse";
   }
   if (!stat) return undefined;
-  const objects = new GitObjects(objectsDir);
   if (stat.isSymbolicLink()) {
     const target = readlinkSync(full, { encoding: "buffer" });
     if (BigInt(target.length) !== stat.size) return "refuse";

@@ -3,6 +3,7 @@ import { type BigIntStats, lstatSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type AddedEntry, blobOfPath } from "./add-blob.js";
 import { invalidatedCacheTree } from "./cache-tree.js";
+import { GitObjects } from "./git-objects.js";
 import { writeIndexFile } from "./index-write.js";
 import {
   entryAt,
@@ -67,10 +68,11 @@ export function addInNode(input: {
   if (!extensions) return undefined;
   const paths = [...new Set(input.paths)].map((path) => Buffer.from(path)).sort(Buffer.compare);
   const edits: Edit[] = [];
+  const objects = new GitObjects(objectsDir);
   for (const path of paths) {
     const { pos, exists } = find(old, path);
     if (exists && old.bytes.readUInt32BE((old.at[pos] as number) + 24) === 0o160000) return undefined;
-    const entry = blobOfPath(top, path, objectsDir);
+    const entry = blobOfPath(top, path, objects);
     if (entry === "refuse") return undefined;
     if (!entry && !exists) return undefined;
     if (!exists && folderConflict(old, path)) return undefined;

@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { EMPTY_TREE, findEntry, GitObjects, objectId, type TreeEntry, withEntry } from "./git-objects.js";
+import { SYSTEM_ATTRIBUTES } from "./stat-check.js";
 
 export interface CommittedTreeInput {
   /** The repository's object directory (sha1 only: the caller asks git for any other format). */
@@ -151,7 +152,7 @@ function attributesOnTheWay(input: CommittedTreeInput): boolean {
   for (const segment of [...input.prefix.split("/").filter(Boolean), GANTRY, FEATURES])
     folders.push(join(folders.at(-1) ?? input.top, segment));
   return (
-    existsSync("/etc/gitattributes") || folders.some((folder) => existsSync(join(folder, ".gitattributes")))
+    existsSync(SYSTEM_ATTRIBUTES) || folders.some((folder) => existsSync(join(folder, ".gitattributes")))
   );
 }
 

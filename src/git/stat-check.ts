@@ -121,8 +121,17 @@ function ctimeOf(key: string): bigint | undefined {
   return /^\d+$/.test(ctime) ? BigInt(ctime) : undefined;
 }
 
-/** Attributes files the private git reads besides the tree's: its own info/attributes, the user's global one. */
+/**
+ * Attributes files the private git reads besides the tree's: its own info/attributes, the user's global one,
+ * and the system's (GIT_CONFIG_NOSYSTEM does not turn that one off; only GIT_ATTR_NOSYSTEM would).
+ */
 export function attributesOutsideTree(privateDir: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const xdg = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
-  return existsSync(join(privateDir, "info", "attributes")) || existsSync(join(xdg, "git", "attributes"));
+  return (
+    existsSync(join(privateDir, "info", "attributes")) ||
+    existsSync(join(xdg, "git", "attributes")) ||
+    existsSync(SYSTEM_ATTRIBUTES)
+  );
 }
+/** Where Debian's and most distributions' git read system-wide attributes ($(prefix)/etc is /etc for /usr). */
+export const SYSTEM_ATTRIBUTES = "/etc/gitattributes";
