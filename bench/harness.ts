@@ -63,10 +63,9 @@ export interface Timed {
   cpuMs?: number;
   /** Peak resident set of the largest process in the tree (the command itself here), in MB. */
   maxRssMb?: number;
-  /** cpuMs apart: user and system CPU, and the context switches (voluntary, involuntary), with /usr/bin/time. */
+  /** cpuMs apart: user and system CPU, with /usr/bin/time. */
   userMs?: number;
   sysMs?: number;
-  switches?: { voluntary: number; involuntary: number };
   code: number | null;
   stderr: string;
 }
@@ -94,7 +93,7 @@ export function timeCommand(
   const scratch = HAS_TIME ? mkdtempSync(join(tmpdir(), "gantry-bench-time-")) : undefined;
   const out = scratch ? join(scratch, "time") : "";
   const [command, argv] = scratch
-    ? [TIME, ["-f", "%e %U %S %M %w %c", "-o", out, file, ...args]]
+    ? [TIME, ["-f", "%e %U %S %M", "-o", out, file, ...args]]
     : [file, [...args]];
   return new Promise((done, fail) => {
     const started = performance.now();
@@ -127,16 +126,13 @@ export function timeCommand(
       let cpuMs: number | undefined;
       let maxRssMb: number | undefined = hwmKb > 0 ? hwmKb / 1024 : undefined;
       let split: { userMs: number; sysMs: number } | undefined;
-      let switches: Timed["switches"];
       if (scratch) {
         const line = readFileSync(out, "utf8").trim().split("\n").at(-1) ?? "";
-        const [, user, sys, rss, voluntary, involuntary] = line.split(/\s+/).map(Number);
+        const [, user, sys, rss] = line.split(/\s+/).map(Number);
         if (user !== undefined && sys !== undefined && !Number.isNaN(user + sys)) {
           cpuMs = (user + sys) * 1000;
           split = { userMs: Math.round(user * 1000), sysMs: Math.round(sys * 1000) };
         }
-        if (voluntary !== undefined && involuntary !== undefined && !Number.isNaN(voluntary + involuntary))
-          switches = { voluntary, involuntary };
         if (rss !== undefined && !Number.isNaN(rss)) maxRssMb = rss / 1024;
         rmSync(scratch, { recursive: true, force: true });
       }
@@ -147,7 +143,6 @@ export function timeCommand(
         ...(cpuMs !== undefined ? { cpuMs } : {}),
         ...(maxRssMb !== undefined ? { maxRssMb } : {}),
         ...split,
-        ...(switches ? { switches } : {}),
       });
     });
   });

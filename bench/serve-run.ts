@@ -236,7 +236,6 @@ export async function timedRun(
       runCpuMs: timed.cpuMs,
       runUserMs: timed.userMs,
       runSysMs: timed.sysMs,
-      runSwitches: timed.switches,
       startupCpuMs: server?.startupCpuMs ?? 0,
     };
   } finally {

@@ -4,7 +4,8 @@
 // the longest first (scripts/test-weights.json), so the short ones fill in around them. Same runner,
 // same spec reporter, same isolation (a process per file); exit 1 when a test or a file fails.
 // With TESTS_FILE_TIMES=PATH set, each file's wall seconds (from its start to its last report) are
-// written to PATH as JSON (by source path), the longest first: what scripts/test-weights.json is made from.
+// written to PATH as JSON (by source path), the longest first (scripts/test-weights.json is made from
+// TESTS_FILE_CPU's figures below, not these).
 // With TESTS_FILE_CPU=PATH (and scripts/test-cpu-probe.mjs imported, as run-tests.mjs does then), each
 // file's CPU seconds (user+sys of its process and the children it waited for), its process's wall
 // seconds and when it started (seconds after the runner did) go to PATH, the most CPU first.

@@ -80,13 +80,28 @@ await setup?.browser;
 rmSync(state, { recursive: true, force: true });
 process.exit(status);
 
-/** The test runner's exit status; a safety stop only at an hour (the suite takes minutes). */
+/**
+ * The test runner's exit status; a safety stop only at an hour (the suite takes minutes). The runner and the
+ * test files it starts are a process group of their own: the stop, and a Ctrl-C or SIGTERM passed on, reach
+ * every one of them, not only the runner.
+ */
 function runTests(args, env) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { stdio: "inherit", env });
-    const timer = setTimeout(() => child.kill("SIGKILL"), 3_600_000);
+    const child = spawn(process.execPath, args, { stdio: "inherit", env, detached: true });
+    const group = (signal) => {
+      try {
+        process.kill(-child.pid, signal);
+      } catch {
+        // the group has ended
+      }
+    };
+    const timer = setTimeout(() => group("SIGKILL"), 3_600_000);
+    process.on("SIGINT", group);
+    process.on("SIGTERM", group);
     child.on("close", (code) => {
       clearTimeout(timer);
+      process.off("SIGINT", group);
+      process.off("SIGTERM", group);
       resolve(code ?? 1);
     });
   });
