@@ -6,11 +6,13 @@ import { invalidatedCacheTree } from "./cache-tree.js";
 import { GitObjects } from "./git-objects.js";
 import { writeIndexFile } from "./index-write.js";
 import {
+  entriesEnd,
   entryAt,
   entrySize,
   HEADER,
   ID,
   NAME,
+  nameOf,
   type PlainIndex,
   STAT,
   scanPlainIndex,
@@ -136,10 +138,10 @@ function sameFile(a: BigIntStats, b: BigIntStats): boolean {
 
 /** The TREE and UNTR bodies; undefined for any other extension but IEOT and EOIE (rebuilt, or dropped). */
 function extensionsOf(plain: PlainIndex): { tree?: Buffer; untracked?: Buffer } | undefined {
-  const { bytes, count } = plain;
+  const { bytes } = plain;
   // The index itself holding a .gitattributes anywhere: attributes git might read from there.
   if (bytes.indexOf(".gitattributes") >= 0) return undefined;
-  let at = count > 0 ? entriesEnd(plain) : HEADER;
+  let at = entriesEnd(plain);
   const end = bytes.length - ID;
   const found: { tree?: Buffer; untracked?: Buffer } = {};
   while (at + 8 <= end) {
@@ -151,18 +153,6 @@ function extensionsOf(plain: PlainIndex): { tree?: Buffer; untracked?: Buffer } 
     at += 8 + body.length;
   }
   return found;
-}
-
-function entriesEnd(plain: PlainIndex): number {
-  const last = plain.count - 1;
-  return (
-    (plain.at[last] as number) +
-    entrySize((plain.nameEnd[last] as number) - (plain.at[last] as number) - NAME)
-  );
-}
-
-function nameOf(plain: PlainIndex, i: number): Buffer {
-  return plain.bytes.subarray((plain.at[i] as number) + NAME, plain.nameEnd[i]);
 }
 
 /** The entry named `path`, or where it would go (git's order: bytes, then length). */
@@ -212,7 +202,7 @@ function buildIndex(
   extensions: readonly { signature: string; body: Buffer }[],
   out: ReadBuffer,
 ): PlainIndex {
-  const oldEnd = old.count > 0 ? entriesEnd(old) : HEADER;
+  const oldEnd = entriesEnd(old);
   const start = (i: number) => (i < old.count ? (old.at[i] as number) : oldEnd);
   let size = oldEnd;
   let count = old.count;

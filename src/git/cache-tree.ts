@@ -1,4 +1,4 @@
-import { entrySize, HEADER, NAME, type PlainIndex } from "./plain-index.js";
+import { entriesEnd, type PlainIndex } from "./plain-index.js";
 
 /** A folder's tree as the index's cache-tree holds it: how many index entries it covers and its tree id. */
 export interface CachedTree {
@@ -13,13 +13,8 @@ export interface CachedTree {
  * does not parse.
  */
 export function readCacheTree(plain: PlainIndex): Map<string, CachedTree> | undefined {
-  const { bytes, count } = plain;
-  const last = count - 1;
-  let at =
-    count > 0
-      ? (plain.at[last] as number) +
-        entrySize((plain.nameEnd[last] as number) - (plain.at[last] as number) - NAME)
-      : HEADER;
+  const { bytes } = plain;
+  let at = entriesEnd(plain);
   const end = bytes.length - 20;
   const trees = new Map<string, CachedTree>();
   while (at + 8 <= end) {

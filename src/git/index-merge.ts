@@ -1,5 +1,15 @@
 import { createHash } from "node:crypto";
-import { entryAt, entrySize, HEADER, ID, NAME, type PlainIndex, type RawEntry, STAT } from "./plain-index.js";
+import {
+  entriesEnd,
+  entryAt,
+  entrySize,
+  HEADER,
+  ID,
+  NAME,
+  type PlainIndex,
+  type RawEntry,
+  STAT,
+} from "./plain-index.js";
 
 /** A commit's entries as two lists sorted by path: the private index's (the judged tree) and `.gantry/`'s. */
 export interface CommitIndex {
@@ -40,7 +50,7 @@ export function mergeUserIndex(
 ): MergedIndex | undefined {
   const { judged, gantry } = commit;
   const count = judged.count + gantry.length;
-  let size = HEADER + ID + (judged.count > 0 ? judgedEnd(judged) - HEADER : 0);
+  let size = entriesEnd(judged) + ID;
   for (const entry of gantry) size += entrySize(entry.path.length);
   // `size` long, 4-byte aligned, its old bytes left as they were (user-index-book.ts lends one kept for the
   // run): every byte is written below (the header, each entry whole with its padding, the checksum).
@@ -61,7 +71,7 @@ export function mergeUserIndex(
   let j = 0;
   // The private index's entries are copied in runs: from `run` (in it) to `runAt` (in out), up to a
   // .gantry/ entry or the end.
-  const end = judged.count > 0 ? judgedEnd(judged) : HEADER;
+  const end = entriesEnd(judged);
   let run = judged.count > 0 ? (judged.at[0] as number) : end;
   let runAt = HEADER;
   for (let n = 0; n < count; n++) {
@@ -176,10 +186,4 @@ function copyStat(
 
 function nameFrom(plain: PlainIndex, i: number): number {
   return (plain.at[i] as number) + NAME;
-}
-
-/** Where the private index's entries end (its last entry's end). */
-function judgedEnd(plain: PlainIndex): number {
-  const last = plain.count - 1;
-  return (plain.at[last] as number) + entrySize((plain.nameEnd[last] as number) - nameFrom(plain, last));
 }

@@ -1,6 +1,6 @@
 import { type CachedTree, readCacheTree } from "./cache-tree.js";
 import { EMPTY_TREE, GitObjects, sortKey, type TreeEntry } from "./git-objects.js";
-import { ID, NAME, type PlainIndex, STAT, scanPlainIndex } from "./plain-index.js";
+import { ID, nameOf, type PlainIndex, STAT, scanPlainIndex } from "./plain-index.js";
 import { type ReadBuffer, readReusing } from "./reused-read.js";
 
 const TREE = "40000";
@@ -48,7 +48,6 @@ export function writeTreeFromPlain(plain: PlainIndex, objectsDir: string): strin
     if (!cached) return undefined;
     const { bytes, count } = plain;
     const objects = new GitObjects(objectsDir);
-    const pathOf = (i: number) => bytes.subarray((plain.at[i] as number) + NAME, plain.nameEnd[i]);
     // A cached tree is reused only while its object is there (a gc may have pruned a tree no commit holds).
     const usable = (tree: CachedTree | undefined) =>
       tree !== undefined && tree.count > 0 && objects.has(tree.id.toString("hex"));
@@ -63,7 +62,7 @@ export function writeTreeFromPlain(plain: PlainIndex, objectsDir: string): strin
       if (++built > MAX_BUILT_FOLDERS) return undefined;
       const tree: TreeEntry[] = [];
       while (next < count) {
-        const path = pathOf(next);
+        const path = nameOf(plain, next);
         if (!startsWith(path, base)) break;
         const rest = path.subarray(base.length);
         const slash = rest.indexOf(0x2f);
@@ -99,8 +98,8 @@ export function writeTreeFromPlain(plain: PlainIndex, objectsDir: string): strin
     };
     const spans = (covered: number, folder: Buffer) =>
       next + covered <= count &&
-      startsWith(pathOf(next + covered - 1), folder) &&
-      (next + covered === count || !startsWith(pathOf(next + covered), folder));
+      startsWith(nameOf(plain, next + covered - 1), folder) &&
+      (next + covered === count || !startsWith(nameOf(plain, next + covered), folder));
     const root = build(Buffer.alloc(0));
     return root !== undefined && next === count ? root : undefined;
   } catch {

@@ -88,11 +88,24 @@ export function readPlainIndex(bytes: Buffer): { version: number; entries: RawEn
   return { version: plain.version, entries };
 }
 
+/** Entry i's path, a view into the file's bytes. */
+export function nameOf(plain: PlainIndex, i: number): Buffer {
+  return plain.bytes.subarray((plain.at[i] as number) + NAME, plain.nameEnd[i]);
+}
+
+/** Where a plain index's entries end, its extensions begin: its last entry's end, the header's with none. */
+export function entriesEnd(plain: PlainIndex): number {
+  const last = plain.count - 1;
+  if (last < 0) return HEADER;
+  const start = plain.at[last] as number;
+  return start + entrySize((plain.nameEnd[last] as number) - start - NAME);
+}
+
 /** Entry i of a plain index, its buffers views into the file's bytes. */
 export function entryAt(plain: PlainIndex, i: number): RawEntry {
   const start = plain.at[i] as number;
   return {
-    path: plain.bytes.subarray(start + NAME, plain.nameEnd[i]),
+    path: nameOf(plain, i),
     mode: plain.bytes.readUInt32BE(start + 24),
     id: plain.bytes.subarray(start + STAT, start + STAT + ID),
     stat: plain.bytes.subarray(start, start + STAT),
