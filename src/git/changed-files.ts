@@ -1,6 +1,5 @@
 import { runGit } from "./exec.js";
-import { EMPTY_TREE } from "./git-objects.js";
-import { UNBORN } from "./judge.js";
+import { EMPTY_TREE, UNBORN } from "./judge.js";
 
 /**
  * Files changed since `baseSha`: committed since, staged, unstaged and untracked (not ignored), deleted

@@ -1,6 +1,22 @@
 /** A git command gantry ran failed; the message names the command, the repository and git's stderr. */
 export class GitError extends Error {
   override name = "GitError";
+  /** git's exit code, when it ran and failed. */
+  readonly exitCode: number | undefined;
+  readonly stderr: string;
+  constructor(
+    message: string,
+    options: { cause?: unknown; exitCode?: number | undefined; stderr?: string } = {},
+  ) {
+    super(message, { cause: options.cause });
+    this.exitCode = options.exitCode;
+    this.stderr = options.stderr ?? "";
+  }
+}
+
+/** The user's index is locked by another git (an editor, a `git status`) past the time gantry waits. */
+export class IndexLocked extends GitError {
+  override name = "IndexLocked";
 }
 
 /** The line of a git failure that says what is wrong, without "fatal: " and the advice around it. */

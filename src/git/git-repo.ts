@@ -1,8 +1,6 @@
 import type { Judged } from "../model/ledger.js";
-import type { JudgedChange } from "./judged-changes.js";
 import type { GitChange, GitSnapshot } from "./tamper-snapshot.js";
 
-/** What gantry asks of git, each answered with as few git calls as it can (repo.ts). */
 /** What a commit waits for. */
 export interface CommitOptions {
   /** Settles once what must be durable before the branch moves is (prd.json's folder synced): awaited first. */
@@ -27,33 +25,21 @@ export interface GitRepo {
   readonly top: string;
   head(): Promise<string>;
   /**
-   * HEAD and the tree hash of the working tree (tracked + untracked, not ignored, without .gantry/), built
-   * hermetically (see hermetic.ts); throws JudgeRefusal for content a commit would not carry.
+   * HEAD and the tree of the project's working tree as `git add -A` would stage it with the user's settings,
+   * without .gantry/ (judge.ts); throws JudgeRefusal for content a commit would not carry.
    */
   judge(options?: JudgeOptions): Promise<Judged>;
   /**
-   * Commits exactly the judged tree (plus gantry's config and prd.json) with commit-tree and a
-   * compare-and-swap of the branch; throws CommitMismatch when HEAD is not that commit afterwards.
+   * Commits exactly the judged tree (plus gantry's config and prd.json) with commit-tree, the user's index
+   * set to it and a compare-and-swap of the branch; throws CommitMismatch when the branch moved, IndexLocked
+   * when another git held the index past the wait (nothing changed then).
    */
   commitJudged(judged: Judged, subject: string, options?: CommitOptions): Promise<string>;
-  /**
-   * Makes the next commit ahead, in memory and as loose objects, for the tree the last judge left (while
-   * completion's recheck runs): `contents`, the prd.json files the story store is about to write, by absolute
-   * path. Nothing is published; commitJudged uses it only when it is exactly the commit to make then.
-   */
-  prepareCommit?(subject: string, contents: ReadonlyMap<string, Buffer>): void;
-  /** Whether a commit made ahead pays here (a large user's index); where not, completion makes none. */
-  commitAheadPays?(): boolean;
   /**
    * Files that differ between a commit and a judged tree (.gantry/ aside), relative to the project root,
    * deleted ones included, sorted: `git diff-tree`, whose cost grows with the change, not the repository.
    */
   changedFiles(base: string, tree: string): Promise<string[]>;
-  /**
-   * The same files with their status, from the last judge's own diff-tree when it compared exactly `base`
-   * (a commit) with `tree`; undefined otherwise (ask git). No renames: it compares without detecting them.
-   */
-  judgedChanges?(base: string, tree: string): JudgedChange[] | undefined;
   /** Every file of a tree, relative to the project root (`git ls-tree -r`), kept per tree. */
   treeFiles(tree: string): Promise<string[]>;
   /** Whether a commit holds exactly a judged tree's content (.gantry/ aside). */
@@ -66,12 +52,9 @@ export interface GitRepo {
   ignoredPaths(): Promise<Set<string>>;
   /** Source files among ignored paths that are new since `before`, relative to the repository's top. */
   newIgnoredSources(before: Set<string>): Promise<string[]>;
-  /** Removes the private git directory the judge works in. */
+  /** Removes the private files the judge works in. */
   close(): void;
-  /**
-   * Files the user's index tracks under the project root, relative to it (what `git ls-files` lists). The
-   * set may be the reader's own, changed by the next commit or read: copy it to keep it past those.
-   */
+  /** Files the user's index tracks under the project root, relative to it (what `git ls-files` lists). */
   trackedFiles(): Promise<ReadonlySet<string>>;
   /** HEAD and its tree (zeros when unborn): for a verdict about a story's text rather than a working tree. */
   headAndTree(): Promise<{ sha: string; tree: string }>;
@@ -80,12 +63,9 @@ export interface GitRepo {
   commitFiles(sha: string): Promise<string[]>;
   /** Files changed in the working tree (relative to the project root), .gantry/ excluded. */
   dirtyFiles(): Promise<string[]>;
-  /**
-   * The run's start check: what dirtyFiles lists, answered by the run's first judge when it finds the working
-   * tree and the user's index both HEAD's (no status pass then); the judged tree is kept for the first session.
-   */
+  /** The run's start check: what dirtyFiles lists. */
   uncommittedAtStart(): Promise<string[]>;
-  /** Saves uncommitted work (tracked and untracked, .gantry/ excluded) to the stash; returns its ref or undefined. */
+  /** Saves the project's uncommitted work (tracked and untracked, .gantry/ excluded) as a stash entry and puts HEAD's files back; its commit or undefined. */
   setAside(message: string): Promise<string | undefined>;
   /** Why `git commit` would refuse here (no user.name / user.email), in one line; undefined when it can commit. */
   commitIdentityProblem(): Promise<string | undefined>;

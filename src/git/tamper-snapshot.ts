@@ -11,12 +11,24 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { runGit } from "./exec.js";
-import { userIndexFlags } from "./index-flags.js";
-import { refsFromFiles } from "./ref-files.js";
 
-/** Files in the git directory whose content decides how git behaves: config, hooks, excludes, attributes. */
-const WATCHED_DIRS = ["hooks", "info"];
-const WATCHED_FILES = ["config", "config.worktree", "objects/info/alternates"];
+/**
+ * Files in the git directory whose content decides how git behaves: config, hooks, excludes, attributes,
+ * the sparse checkout. What git's own housekeeping writes (packs, packed refs, info/refs, reflogs) is not
+ * among them: gc is not tampering. Refs are compared by value, however git stores them.
+ */
+const WATCHED_DIRS = ["hooks"];
+const WATCHED_FILES = [
+  "config",
+  "config.worktree",
+  "objects/info/alternates",
+  "info/attributes",
+  "info/exclude",
+  "info/sparse-checkout",
+  "info/grafts",
+];
+/** Of those, the ones each worktree has for itself. */
+const PER_WORKTREE = new Set(["config.worktree", "info/sparse-checkout"]);
 /** Files and folders that exist while git is in the middle of something. */
 const IN_PROGRESS = [
   "MERGE_HEAD",
@@ -44,7 +56,7 @@ export interface GitSnapshot {
 }
 
 export interface GitChange {
-  kind: "git-file" | "index-flag" | "head" | "in-progress" | "ref";
+  kind: "git-file" | "index-flag" | "head" | "in-progress" | "ref" | "settings";
   what: string;
   /** Whether gantry put it back as it was. */
   restored: boolean;
@@ -56,14 +68,13 @@ export async function snapshotGit(
   commonDir: string,
   /** The index flags as known for an index file (a snapshot before, or gantry's own commit). */
   before?: Pick<GitSnapshot, "indexKey" | "indexFlags">,
-  /** The repository's object id size (20 sha1, 32 sha256): the index is read in node with it. */
-  hashBytes = 20,
+  /** The project's path from the top level: the flags looked at are its files'. */
+  prefix = "",
 ): Promise<GitSnapshot> {
   const index = join(gitDir, "index");
   const key = fileKey(index);
   // Flags live in the index file: while it is the same file, they are the same flags.
-  const { indexKey, indexFlags } =
-    before && before.indexKey === key ? before : await userIndexFlags(cwd, index, key, hashBytes);
+  const flags = before && before.indexKey === key ? before : await indexFlagsOf(cwd, key, prefix);
   const files = new Map<string, Entry | undefined>();
   for (const name of WATCHED_FILES) files.set(name, read(join(gitDirFor(name, gitDir, commonDir), name)));
   for (const dir of WATCHED_DIRS) {
@@ -79,11 +90,11 @@ export async function snapshotGit(
   }
   return {
     headFile: readHead(gitDir),
-    refs: refsFromFiles(commonDir) ?? (await refs(cwd)),
+    refs: await refs(cwd),
     files,
     inProgress: IN_PROGRESS.filter((name) => existsSync(join(gitDir, name))),
-    indexKey,
-    indexFlags,
+    indexKey: flags.indexKey,
+    indexFlags: flags.indexFlags,
   };
 }
 
@@ -195,7 +206,31 @@ async function refs(cwd: string): Promise<Map<string, string>> {
 
 /** config.worktree and HEAD live in a worktree's own git directory; the rest in the common one. */
 function gitDirFor(name: string, gitDir: string, commonDir: string): string {
-  return name === "config.worktree" ? gitDir : commonDir;
+  return PER_WORKTREE.has(name) ? gitDir : commonDir;
+}
+
+/** `S path` (skip-worktree) and `h path` (assume-unchanged) for the project's entries: `git ls-files -v`. */
+async function indexFlagsOf(
+  cwd: string,
+  key: string,
+  prefix: string,
+): Promise<Pick<GitSnapshot, "indexKey" | "indexFlags">> {
+  const out = await runGit(cwd, ["ls-files", "-v", "-z", "--full-name", "--", `:(top)${prefix}`], {
+    GIT_OPTIONAL_LOCKS: "0",
+  });
+  return { indexKey: key, indexFlags: parseIndexFlags(out) };
+}
+
+/** `git ls-files -v -z`'s tags: S skip-worktree, a lowercase tag assume-unchanged, s both. */
+export function parseIndexFlags(out: string): Set<string> {
+  const flags = new Set<string>();
+  for (const entry of out.split("\0")) {
+    const tag = entry[0] ?? "";
+    const path = entry.slice(2);
+    if (tag === "S" || tag === "s") flags.add(`S ${path}`);
+    if (tag >= "a" && tag <= "z") flags.add(`h ${path}`);
+  }
+  return flags;
 }
 
 /** The first MAX_ENTRIES names of a folder, sorted, and how many more there are. */

@@ -1,7 +1,6 @@
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { runGit } from "./exec.js";
-import { refFromFiles } from "./ref-files.js";
 
 /** A git worktree as `git worktree list --porcelain` names it. */
 export interface WorktreeEntry {
@@ -63,15 +62,8 @@ export async function isAncestor(cwd: string, commit: string, from: string): Pro
   }
 }
 
-/**
- * A ref's commit, or undefined when there is no such ref. With the repository's common directory, a
- * branch or gantry's own ref (refs gantry writes only with commits) is read from its files when they tell.
- */
-export async function refTip(cwd: string, ref: string, commonDir?: string): Promise<string | undefined> {
-  if (commonDir !== undefined && (ref.startsWith("refs/heads/") || ref.startsWith("refs/gantry/"))) {
-    const id = refFromFiles(commonDir, ref);
-    if (id !== undefined) return id ?? undefined;
-  }
+/** A ref's commit, or undefined when there is no such ref. */
+export async function refTip(cwd: string, ref: string, _commonDir?: string): Promise<string | undefined> {
   try {
     return (await runGit(cwd, ["rev-parse", "--verify", "-q", `${ref}^{commit}`])).trim() || undefined;
   } catch {

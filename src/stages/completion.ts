@@ -1,5 +1,6 @@
-import { mkdirSync, renameSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
+import { IndexLocked } from "../git/git-error.js";
 import { gateStates, unmetGates } from "../ledger/gate-rule.js";
 import { placeInOrder } from "../util/ordered-writes.js";
 import { oneLine } from "../util/text.js";
@@ -27,22 +28,14 @@ export const completionStage: Stage = {
       costUsd: round(ctx.costUsd),
       failureReason: null,
     } as const;
-    // The commit made ahead while that recheck's status runs (commit-prepare.ts): nothing published, and the
-    // commit takes it only for the tree judged now, with prd.json as written below. Only where it pays.
-    if (run.git.prepareCommit && run.git.commitAheadPays?.()) {
-      const prd = run.stories.preview(story.id, passed);
-      const contents = new Map(prd ? [[prd.path, Buffer.from(prd.content)]] : []);
-      nextTurn().then(() => run.git.prepareCommit?.(subject, contents));
-    }
-    // The ignored files are listed once the judge is done (the repository's queue orders the two): the
-    // listing takes the folders the judge's status just checked from git's untracked cache.
-    const before = ctx.ignoredAtStart;
-    const listing = before ? nextTurn().then(() => run.git.newIgnoredSources(before)) : Promise.resolve([]);
-    listing.catch(() => undefined);
     const judged = await judging;
     if (await changedNothing(ctx, judged))
       return { action: "fail", reason: "the story changed nothing; an empty change is not a story done" };
-    const hidden = await listing;
+    // Ignored source files the story's sessions made (session-guard.ts), still there: what a test command
+    // writes to ignored paths (a coverage report) is not the agent's.
+    const hidden = [...(ctx.ignoredBySessions ?? [])]
+      .filter((path) => existsSync(join(run.git.top, path)))
+      .sort();
     if (hidden.length > 0) {
       const kept = setAsideIgnored(run, hidden);
       const list = `${hidden.slice(0, 10).join(", ")}${hidden.length > 10 ? `, … (${hidden.length})` : ""}`;
@@ -72,6 +65,8 @@ export const completionStage: Stage = {
       await placed.synced;
       run.stories.update(story.id, { status: "in-progress" });
       run.state.update({ committing: undefined });
+      // Another git held the user's index: nothing moved, and `gantry run` takes the story up again.
+      if (error instanceof IndexLocked) return { action: "pause", reason: error.message };
       return { action: "fail", reason: `the commit did not land as judged: ${(error as Error).message}` };
     }
     // Cleared with the next write (the next pass's start or the run's end): a crash before that leaves
@@ -80,11 +75,6 @@ export const completionStage: Stage = {
     return { action: "continue" };
   },
 };
-
-/** After the I/O of this turn of the event loop: a child a judge starts meanwhile is running by then. */
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** `gantry(US-1): title` on one line: no control characters reach git's subject (or a terminal showing it). */
 export function commitSubject(id: string, title: string): string {

@@ -85,8 +85,8 @@ export interface StoryContext {
   failureHistory: number[];
   /** The failing result the last rectify attempt worked from, so its early stop can name both statuses. */
   rectifiedFrom?: Pick<VerifyResult, "status" | "failCount" | "reason">;
-  /** Untracked ignored paths before the story's first agent session: what its sessions add is compared to it. */
-  ignoredAtStart?: Set<string>;
+  /** Ignored source files the story's agent sessions created (top-relative): a commit would not carry them. */
+  ignoredBySessions?: Set<string>;
   /** test-integrity findings a person allowed (`findingKey`s), for the rest of the story. */
   integrityAllowed?: Set<string>;
   /** Retries this pass may still take before MAX_STAGE_RETRIES ends it; kept by the runner. */

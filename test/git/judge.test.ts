@@ -215,14 +215,13 @@ describe("the judged tree (real repositories)", { concurrency: true }, () => {
     assert.equal(await repo.sameContent("HEAD", unchanged.tree), true);
   });
 
-  it("in a project in a subdirectory, judges the whole repository but that project's .gantry/", async () => {
+  it("in a project in a subdirectory, judges that folder (its .gantry/ aside); the rest of the repository is HEAD's", async () => {
     const top = init(mkdtempSync(join(tmpdir(), "gantry-judge-")));
     write(top, "packages/x/.gantry/config.json", "{}\n");
     write(top, "packages/x/index.js", "x\n");
     write(top, ".gantry/other.json", "{}\n");
     const judged = await judgeOf(join(top, "packages/x"));
     assert.deepEqual(git(top, "ls-tree", "-r", "--name-only", judged.tree).split("\n"), [
-      ".gantry/other.json",
       "packages/x/index.js",
       "src/a.js",
     ]);

@@ -16,8 +16,12 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { parseIndexFlags } from "../../src/git/index-flags.js";
-import { compareAndRestore, type GitSnapshot, snapshotGit } from "../../src/git/tamper-snapshot.js";
+import {
+  compareAndRestore,
+  type GitSnapshot,
+  parseIndexFlags,
+  snapshotGit,
+} from "../../src/git/tamper-snapshot.js";
 
 /** Every temporary folder the cases make, removed at the end. */
 const temps: string[] = [];

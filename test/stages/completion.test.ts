@@ -14,6 +14,7 @@ import { StoryStore } from "../../src/prd/story-store.js";
 import { RunState } from "../../src/runs/run-state.js";
 import { commitSubject, completionStage } from "../../src/stages/completion.js";
 import type { RunContext, StoryContext } from "../../src/stages/context.js";
+import { guardSession } from "../../src/stages/session-guard.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 const write = (root: string, path: string, text: string) => {
@@ -80,7 +81,6 @@ async function setup(): Promise<{ ctx: StoryContext; root: string; book: Verdict
     autofixAttempts: 0,
     agentCalls: 1,
     costUsd: 0.5,
-    ignoredAtStart: await repo.ignoredPaths(),
   };
   return { ctx, root, book, base };
 }
@@ -180,8 +180,10 @@ describe("completion", { concurrency: true }, () => {
 
   it("ignored source files the story made fail it and are moved into the run directory", async () => {
     const { ctx, root, book } = await setup();
+    const session = await guardSession(ctx, "implement");
     write(root, "src/b.js", 'export { b } from "./impl.local.js";\n');
     write(root, "src/impl.local.js", "export const b = 2;\n");
+    assert.equal(await session.finish(), undefined);
     await verdict(ctx, book, "verify", "pass");
     await verdict(ctx, book, "review", "pass");
     const result = await completionStage.execute(ctx);
@@ -281,7 +283,9 @@ describe("completion: what the story record and the run state keep", { concurren
     const { ctx, root, book } = await setup();
     write(root, "src/b.js", "export const b = 2;\n");
     const names = Array.from({ length: 12 }, (_, i) => `src/part${String(i).padStart(2, "0")}.local.js`);
+    const session = await guardSession(ctx, "implement");
     for (const name of names) write(root, name, "export {};\n");
+    await session.finish();
     await verdict(ctx, book, "verify", "pass");
     await verdict(ctx, book, "review", "pass");
     const result = await completionStage.execute(ctx);
@@ -296,7 +300,9 @@ describe("completion: what the story record and the run state keep", { concurren
       assert.ok(existsSync(join(ctx.run.runDir, "set-aside", name)), `${name} not set aside`);
     }
     // Ten are all named, without a count.
+    const again10 = await guardSession(ctx, "rectify");
     for (const name of names.slice(0, 10)) write(root, name.replace("part", "again"), "export {};\n");
+    await again10.finish();
     const again = ((await completionStage.execute(ctx)) as { reason: string }).reason;
     assert.ok(
       again.endsWith(
@@ -316,9 +322,8 @@ describe("the completion stage", () => {
     assert.equal(completionStage.enabled({} as StoryContext), true);
   });
 
-  it("without a record of the ignored files at the session's start, commits without looking for new ones", async () => {
+  it("ignored source files written outside the agent's sessions (a test command's report) are not the story's", async () => {
     const { ctx, root, book } = await setup();
-    ctx.ignoredAtStart = undefined;
     write(root, "src/b.js", "export const b = 2;\n");
     write(root, "src/impl.local.js", "export const b = 2;\n");
     await verdict(ctx, book, "verify", "pass");

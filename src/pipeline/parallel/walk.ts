@@ -1,5 +1,4 @@
 import PQueue from "p-queue";
-import { widenGitHelpers } from "../../git/exec.js";
 import { resetWorktree } from "../../git/merge.js";
 import { RefBook } from "../../git/ref-book.js";
 import { commitSubjectOf } from "../../git/worktree.js";
@@ -49,7 +48,6 @@ export async function walkInParallel(
   workers: number,
   walk: ParallelWalk,
 ): Promise<PassedStory[]> {
-  widenGitHelpers(workers + 1);
   const home = await worktreeHome(run.root, run.feature, run.git.locations);
   const book = new RefBook();
   const leftovers = await storyWorktrees(

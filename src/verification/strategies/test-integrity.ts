@@ -71,7 +71,7 @@ export async function judgeIntegrity(
   const { tree } = judged;
   const unborn = ctx.baseSha === UNBORN;
   const base = unborn ? EMPTY_TREE : ctx.baseSha;
-  const changes = await treeChanges(run.root, base, tree, run.git.judgedChanges?.(ctx.baseSha, tree));
+  const changes = await treeChanges(run.root, base, tree, undefined);
   const found: TestIntegrityFinding[] = [];
 
   for (const change of changes) {

@@ -1,5 +1,5 @@
 import { runGit } from "../../../git/exec.js";
-import { EMPTY_TREE } from "../../../git/git-objects.js";
+import { EMPTY_TREE } from "../../../git/judge.js";
 import { SKIPPED_DIRS } from "../../project-files.js";
 import { type FileLines, patchLines } from "./patch-lines.js";
 
