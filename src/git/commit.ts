@@ -37,7 +37,7 @@ const SCRIPT = [
   `e=${FIRST_STEP_EXIT}`,
   `git read-tree "$1" || exit $e`,
   `if [ -n "$2" ] && git cat-file -e "$2:$3" 2>/dev/null; then git read-tree --prefix="$3/" "$2:$3" || exit $((e+1)); fi`,
-  `err=$(git add -A -- ":(top,glob)$3/features/*/prd.json" 2>&1 >/dev/null) || case "$err" in *"are ignored by one of your .gitignore files"*) ;; *) printf '%s\\n' "$err" >&2; exit $((e+2)) ;; esac`,
+  `err=$(git add -A -- ":(top,glob)$3/features/*/prd.json" 2>&1 >/dev/null) || case "$err" in *"are ignored by one of your .gitignore files"*|*"did not match any files"*) ;; *) printf '%s\\n' "$err" >&2; exit $((e+2)) ;; esac`,
   `tree=$(git write-tree) || exit $((e+3))`,
   `if [ -n "$2" ]; then commit=$(git commit-tree "$tree" -p "$2" -m "$4") || exit $((e+4)); else commit=$(git commit-tree "$tree" -m "$4") || exit $((e+4)); fi`,
   `printf '%s %s\\n' "$commit" "$tree"`,
