@@ -1,15 +1,15 @@
 /**
- * What one gantry run costs in git work and child processes: a `git` shim first on PATH logs every git
- * command (its arguments, then it execs the real git), and a preload (`--require`) logs every child the
- * gantry node process spawns. Shared by bench/cost.bench.ts and the scan-count test.
+ * What one gantry run costs in git work and child processes: git's own trace (GIT_TRACE) names every git
+ * program started under the run, gantry's and the project's commands' alike (gantry starts git from the
+ * system's folders, never through PATH, so no shim could see it), and a preload (`--require`) logs every
+ * child the gantry node process spawns. Shared by bench/cost.bench.ts and the scan-count test.
  */
-import { execFileSync } from "node:child_process";
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 export interface Probe {
-  /** Environment additions for the measured gantry: PATH with the shim first, NODE_OPTIONS with the preload. */
+  /** Environment additions for the measured gantry: GIT_TRACE to the log, NODE_OPTIONS with the preload. */
   env: Record<string, string>;
   /** Every git command line since the probe was made (or last reset), each as its arguments. */
   gitCommands(): string[][];
@@ -25,19 +25,6 @@ export function makeProbe(): Probe {
   const dir = mkdtempSync(join(tmpdir(), "gantry-probe-"));
   const gitLog = join(dir, "git.log");
   const childLog = join(dir, "children.log");
-  const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
-  const shim = join(dir, "bin", "git");
-  execFileSync("mkdir", ["-p", join(dir, "bin")]);
-  writeFileSync(
-    shim,
-    [
-      "#!/bin/sh",
-      `{ for a in "$@"; do printf '%s\\037' "$a"; done; printf '\\n'; } >> ${JSON.stringify(gitLog)}`,
-      `exec ${JSON.stringify(realGit)} "$@"`,
-      "",
-    ].join("\n"),
-  );
-  chmodSync(shim, 0o755);
   const preload = join(dir, "count-children.cjs");
   writeFileSync(
     preload,
@@ -52,29 +39,68 @@ export function makeProbe(): Probe {
       "",
     ].join("\n"),
   );
-  const lines = (file: string) => {
+  const read = (file: string) => {
     try {
-      return readFileSync(file, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => l.split(SEP).filter((a, i, all) => i < all.length - 1 || a !== ""));
+      return readFileSync(file, "utf8");
     } catch {
-      return [];
+      return "";
     }
   };
   return {
     env: {
-      PATH: `${join(dir, "bin")}:${process.env.PATH ?? ""}`,
+      GIT_TRACE: gitLog,
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --require ${preload}`.trim(),
     },
-    gitCommands: () => lines(gitLog),
-    children: () => lines(childLog),
+    gitCommands: () => gitTraceCommands(read(gitLog)),
+    children: () =>
+      read(childLog)
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => l.split(SEP).filter((a, i, all) => i < all.length - 1 || a !== "")),
     reset() {
       rmSync(gitLog, { force: true });
       rmSync(childLog, { force: true });
     },
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
+}
+
+/** The command lines of a GIT_TRACE log: one `trace: built-in: git …` line a git program, its arguments shell-quoted. */
+export function gitTraceCommands(log: string): string[][] {
+  const commands: string[][] = [];
+  for (const line of log.split("\n")) {
+    const at = line.indexOf("trace: built-in: git ");
+    if (at >= 0) commands.push(unquote(line.slice(at + "trace: built-in: git ".length)));
+  }
+  return commands;
+}
+
+/** git's trace quotes an argument with special characters in single quotes, `'` as `'\\''`. */
+function unquote(text: string): string[] {
+  const args: string[] = [];
+  let current = "";
+  let started = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (c === "'") {
+      const close = text.indexOf("'", i + 1);
+      current += text.slice(i + 1, close < 0 ? text.length : close);
+      i = close < 0 ? text.length : close;
+      started = true;
+    } else if (c === "\\" && i + 1 < text.length) {
+      current += text[++i];
+      started = true;
+    } else if (c === " ") {
+      if (started) args.push(current);
+      current = "";
+      started = false;
+    } else {
+      current += c;
+      started = true;
+    }
+  }
+  if (started) args.push(current);
+  return args;
 }
 
 /** The git subcommand of a command line, past `-c name=value`, `-C dir` and other global options. */

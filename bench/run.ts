@@ -3,7 +3,7 @@
  * with min and max, next to its baseline measured in the same run, and the ratio (figure / baseline).
  * Nothing here fails on a time: the numbers are measured and printed, not asserted.
  *
- *   node --import tsx bench/run.ts [startup] [stories] [scale] [bus] [scoped] [parsers] [sandbox] [serve] [parallel] [cost] [--json FILE]
+ *   node --import tsx bench/run.ts [startup] [stories] [scale] [repo-size] [bus] [scoped] [parsers] [sandbox] [serve] [parallel] [cost] [--json FILE]
  *
  * With no names, all of them. BENCH_MB sets the parser logs' size (default 20 here; 50 run alone).
  */
@@ -14,6 +14,7 @@ import { runCostBench } from "./cost.bench.js";
 import { machine, type Row } from "./harness.js";
 import { runParallelBench } from "./parallel.bench.js";
 import { runParserBench } from "./parsers.bench.js";
+import { runRepoSizeBench } from "./repo-size.bench.js";
 import { runSandboxBench } from "./sandbox.bench.js";
 import { runScaleBench } from "./scale.bench.js";
 import { runScopedTestsBench } from "./scoped-tests.bench.js";
@@ -30,6 +31,7 @@ const BENCHMARKS: Record<string, () => Promise<Row[]>> = {
     return storyRows(fifty);
   },
   scale: () => runScaleBench(fifty),
+  "repo-size": runRepoSizeBench,
   bus: runBusBench,
   scoped: runScopedTestsBench,
   parsers: () => runParserBench(Number(process.env.BENCH_MB ?? 20)),

@@ -36,7 +36,8 @@ const STEPS = [
 const SCRIPT = [
   `e=${FIRST_STEP_EXIT}`,
   `git read-tree "$1" || exit $e`,
-  `if [ -n "$2" ] && git cat-file -e "$2:$3" 2>/dev/null; then git read-tree --prefix="$3/" "$2:$3" || exit $((e+1)); fi`,
+  // HEAD's .gantry/ by name; only when that fails is it asked whether HEAD has one at all.
+  `if [ -n "$2" ] && ! git read-tree --prefix="$3/" "$2:$3" 2>/dev/null && git cat-file -e "$2:$3" 2>/dev/null; then exit $((e+1)); fi`,
   `err=$(git add -A -- ":(top,glob)$3/features/*/prd.json" 2>&1 >/dev/null) || case "$err" in *"are ignored by one of your .gitignore files"*|*"did not match any files"*) ;; *) printf '%s\\n' "$err" >&2; exit $((e+2)) ;; esac`,
   `tree=$(git write-tree) || exit $((e+3))`,
   `if [ -n "$2" ]; then commit=$(git commit-tree "$tree" -p "$2" -m "$4") || exit $((e+4)); else commit=$(git commit-tree "$tree" -m "$4") || exit $((e+4)); fi`,
@@ -64,46 +65,26 @@ export async function commitJudged(
   );
   const [commit = "", tree = ""] = out.trim().split(/\s+/);
   await plan.ready;
-  const git = (args: string[], input?: string) =>
-    runGit(plan.top, args, { ...scope.env, GIT_LITERAL_PATHSPECS: "1" }, input);
-  const changed = await git([
-    "diff-tree",
-    "-r",
-    "-z",
-    "--no-renames",
-    "--name-only",
-    parent || (await emptyTree(git)),
-    commit,
-  ]);
+  const git = (args: string[]) => runGit(plan.top, args, { ...scope.env });
+  // The project's entries of the user's index set to the commit's: git reset keeps every entry that does not
+  // differ, with its flags and stat data; nothing outside the project is touched.
+  const project = `:(top)${scope.prefix}`;
   const setIndex = (to: string) =>
     whileIndexLocked(() =>
       to === ""
-        ? git(
-            ["rm", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"],
-            changed,
-          )
-        : git(["reset", "-q", to, "--pathspec-from-file=-", "--pathspec-file-nul"], changed),
+        ? git(["rm", "-r", "-q", "--cached", "--ignore-unmatch", "--", project])
+        : git(["reset", "-q", to, "--", project]),
     );
-  if (changed !== "") await setIndex(commit);
+  await setIndex(commit);
   try {
+    // Compare-and-swap: HEAD moves only from the commit the judge saw (no hook runs: core.hooksPath is off).
     await git(["update-ref", "-m", `gantry: ${plan.subject}`, "HEAD", commit, parent || UNBORN]);
   } catch (error) {
-    if (changed !== "") await setIndex(parent);
+    await setIndex(parent);
     throw new CommitMismatch(
       `git update-ref (compare-and-swap) failed: ${(error as GitError).stderr || String(error)}`,
-      {
-        cause: error,
-      },
+      { cause: error },
     );
   }
-  const head = (await git(["rev-parse", "-q", "--verify", "HEAD"])).trim();
-  if (head !== commit)
-    throw new CommitMismatch(
-      `HEAD is ${head.slice(0, 12)} after gantry committed ${commit.slice(0, 12)}: a hook or another process moved the branch`,
-    );
   return { commit, tree };
-}
-
-async function emptyTree(git: (args: string[], input?: string) => Promise<string>): Promise<string> {
-  return (await git(["hash-object", "-t", "tree", "--stdin"], "")).trim();
 }

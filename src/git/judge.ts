@@ -57,9 +57,9 @@ const SCRIPT = [
 ].join("\n");
 
 /**
- * HEAD and the tree of the project's working tree as `git add -A` would stage it, .gantry/ left out (or
- * kept as the index has it, `keepGantry`). Throws JudgeRefusal for content a commit would not carry: a
- * symlink out of the repository, a nested repository that is not a submodule.
+ * HEAD and the tree of the project's working tree as `git add -A` would stage it, .gantry/ left out. Throws
+ * JudgeRefusal for content a commit would not carry: a symlink out of the repository, a nested repository
+ * that is not a submodule. `keepGantry` (setting work aside): .gantry/ as the index has it, and no refusal.
  */
 export async function judgeTree(scope: JudgeScope, head: string, keepGantry = false): Promise<Judged> {
   const gantry = `${scope.prefix}${GANTRY_DIR}`;
@@ -80,7 +80,7 @@ export async function judgeTree(scope: JudgeScope, head: string, keepGantry = fa
   const newline = out.indexOf("\n");
   const tree = out.slice(0, newline);
   const raw = out.slice(newline + 1);
-  if (/ (120000|160000) /.test(raw)) {
+  if (!keepGantry && / (120000|160000) /.test(raw)) {
     const problems = await escapingEntries(scope.cwd, { ...scope.env }, raw, tree);
     if (problems.length > 0)
       throw new JudgeRefusal(`the working tree cannot be judged: ${problems.join("; ")}`);

@@ -40,6 +40,12 @@ export class JudgedTrees {
     this.last = undefined;
   }
 
+  /** The tree just committed as `commit`: the working tree is that tree on the new HEAD, with nothing run since. */
+  carry(judged: Judged): void {
+    const seen = this.now();
+    this.last = seen.running === 0 ? { judged, seen } : undefined;
+  }
+
   private unchanged(before: Activity, now: Activity, options: JudgeOptions): boolean {
     if (now.started === before.started) return true;
     return options.deferStatCheck === true && now.writers === before.writers && now.runningWriters === 0;

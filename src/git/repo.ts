@@ -78,6 +78,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
           ...(options?.ready ? { ready: options.ready } : {}),
         });
         rememberTreeOfCommit(made.commit, made.tree);
+        judged.carry({ sha: made.commit, tree: tree.tree });
         return made.commit;
       }),
     changedFiles: (base, tree) => changedBetween(projectRoot, base, tree, outside),

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -39,7 +48,7 @@ interface Kind {
   /** What `git add -A` is given: the project's folder. */
   scope?: string;
   /** Extra checks on gantry's repository after its commit. */
-  then?(top: string, reference: string): void;
+  verify?(top: string, reference: string): void;
 }
 
 function repository(name: string): string {
@@ -74,12 +83,24 @@ async function holds(name: string, kind: Kind): Promise<{ top: string; reference
   } finally {
     repo.close();
   }
-  assert.equal(git(top, "rev-parse", "HEAD^{tree}"), git(reference, "rev-parse", "HEAD^{tree}"), `${name}: the tree`);
-  assert.equal(git(top, "ls-files", "-v"), git(reference, "ls-files", "-v"), `${name}: the index's entries and flags`);
-  assert.equal(git(top, "status", "--porcelain"), git(reference, "status", "--porcelain"), `${name}: git status`);
+  assert.equal(
+    git(top, "rev-parse", "HEAD^{tree}"),
+    git(reference, "rev-parse", "HEAD^{tree}"),
+    `${name}: the tree`,
+  );
+  assert.equal(
+    git(top, "ls-files", "-v"),
+    git(reference, "ls-files", "-v"),
+    `${name}: the index's entries and flags`,
+  );
+  assert.equal(
+    git(top, "status", "--porcelain"),
+    git(reference, "status", "--porcelain"),
+    `${name}: git status`,
+  );
   git(top, "diff", "--cached", "--quiet", "HEAD", "--", kind.scope ?? ".");
   git(top, "fsck", "--strict", "--no-progress");
-  kind.then?.(top, reference);
+  kind.verify?.(top, reference);
   return { top, reference };
 }
 
@@ -133,7 +154,7 @@ describe("gantry's commit is the commit git would make", () => {
         return undefined;
       },
       change: edit,
-      then: (top) => {
+      verify: (top) => {
         assert.match(git(top, "ls-files", "-v", "local.json"), /^S /);
         assert.match(git(top, "ls-files", "-v", "tuned.json"), /^h /);
         assert.equal(git(top, "show", "HEAD:local.json"), "{}");
@@ -155,7 +176,7 @@ describe("gantry's commit is the commit git would make", () => {
       },
       scope: "packages/x",
       change: edit,
-      then: (top) => {
+      verify: (top) => {
         assert.equal(git(top, "show", "HEAD:packages/y/b.js"), "b");
         assert.equal(readFileSync(join(top, "packages/y/b.js"), "utf8"), "the user's own work\n");
       },
@@ -176,7 +197,7 @@ describe("gantry's commit is the commit git would make", () => {
         edit(root);
         chmodSync(join(root, "src/new.js"), 0o755);
       },
-      then: (top) => assert.match(git(top, "ls-tree", "HEAD", "src/a.js"), /^100644 /),
+      verify: (top) => assert.match(git(top, "ls-tree", "HEAD", "src/a.js"), /^100644 /),
     });
   });
 
@@ -193,7 +214,7 @@ describe("gantry's commit is the commit git would make", () => {
         return undefined;
       },
       change: edit,
-      then: (top) => assert.match(git(top, "ls-tree", "HEAD", "link.js"), /^120000 /),
+      verify: (top) => assert.match(git(top, "ls-tree", "HEAD", "link.js"), /^120000 /),
     });
   });
 
@@ -210,14 +231,17 @@ describe("gantry's commit is the commit git would make", () => {
         write(root, "src/a.js", "export const a = 2;\r\nexport const b = 3;\r\n");
         write(root, "doc.txt", "one\r\ntwo\r\n");
       },
-      then: (top) => assert.equal(git(top, "cat-file", "-p", "HEAD:doc.txt"), "one\ntwo"),
+      verify: (top) => assert.equal(git(top, "cat-file", "-p", "HEAD:doc.txt"), "one\ntwo"),
     });
   });
 
   it("info/attributes and core.attributesFile hold; the story's own .gitattributes applies as git applies it", async () => {
     const attributes = join(home, "attributes");
     writeFileSync(attributes, "*.dat -text\n");
-    writeFileSync(globalConfig, `${readFileSync(globalConfig, "utf8")}[core]\n\tattributesFile = ${attributes}\n`);
+    writeFileSync(
+      globalConfig,
+      `${readFileSync(globalConfig, "utf8")}[core]\n\tattributesFile = ${attributes}\n`,
+    );
     await holds("attributes", {
       setup: (top) => {
         write(top, "src/a.js", "export const a = 1;\n");
@@ -236,7 +260,10 @@ describe("gantry's commit is the commit git would make", () => {
   });
 
   it("a clean filter driver the user configured runs, as git add runs it", async () => {
-    writeFileSync(globalConfig, `${readFileSync(globalConfig, "utf8")}[filter "upper"]\n\tclean = tr a-z A-Z\n\tsmudge = cat\n`);
+    writeFileSync(
+      globalConfig,
+      `${readFileSync(globalConfig, "utf8")}[filter "upper"]\n\tclean = tr a-z A-Z\n\tsmudge = cat\n`,
+    );
     await holds("filter", {
       setup: (top) => {
         write(top, ".gitattributes", "*.up filter=upper\n");
@@ -248,7 +275,7 @@ describe("gantry's commit is the commit git would make", () => {
         edit(root);
         write(root, "shout.up", "quiet\n");
       },
-      then: (top) => assert.equal(git(top, "cat-file", "-p", "HEAD:shout.up"), "QUIET"),
+      verify: (top) => assert.equal(git(top, "cat-file", "-p", "HEAD:shout.up"), "QUIET"),
     });
   });
 
@@ -310,6 +337,38 @@ describe("gantry's commit is the commit git would make", () => {
       git(top, "diff", "--cached", "--quiet", "HEAD");
     } finally {
       delete process.env.GANTRY_INDEX_LOCK_WAIT_MS;
+      repo.close();
+    }
+  });
+
+  it("a filter driver or attributes file planted outside the tree during a session: not used, and reported", async () => {
+    const top = repository("planted");
+    write(top, "src/a.js", "export const a = 1;\n");
+    write(top, ".gitattributes", "*.js filter=evil\n");
+    commitEverything(top);
+    const repo = await openRepo(top);
+    try {
+      const before = await repo.snapshot();
+      await repo.judge();
+      const planted = readFileSync(globalConfig, "utf8");
+      writeFileSync(globalConfig, `${planted}[filter "evil"]\n\tclean = echo hidden\n`);
+      try {
+        edit(top);
+        const changes = await repo.restoreSince(before);
+        assert.deepEqual(
+          changes.map((c) => [c.kind, c.what]),
+          [["settings", "git's global or system config changed (filter.evil.clean)"]],
+        );
+        const judged = await repo.judge({ recheck: true });
+        assert.equal(
+          git(top, "cat-file", "-p", `${judged.tree}:src/a.js`),
+          "export const a = 2;",
+          "the planted filter never ran",
+        );
+      } finally {
+        writeFileSync(globalConfig, planted);
+      }
+    } finally {
       repo.close();
     }
   });

@@ -70,6 +70,17 @@ describe("tamper snapshot", { concurrency: true }, () => {
     assert.deepEqual(await changesAfter(root, () => writeFileSync(join(root, "a.js"), "2\n")), []);
   });
 
+  it("git's own housekeeping is not tampering: gc, packed refs, info/refs, reflogs expired", async () => {
+    const root = repo();
+    const changes = await changesAfter(root, () => {
+      git(root, "gc", "-q", "--aggressive", "--prune=now");
+      git(root, "pack-refs", "--all");
+      git(root, "update-server-info");
+      git(root, "reflog", "expire", "--expire=now", "--all");
+    });
+    assert.deepEqual(changes, []);
+  });
+
   it("puts back .git/config, a new hook, info/attributes and a mode change, and says what each was", async () => {
     const root = repo();
     const config = readFileSync(join(root, ".git/config"));
