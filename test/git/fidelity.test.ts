@@ -317,6 +317,43 @@ describe("gantry's commit is the commit git would make", () => {
     });
   });
 
+  it("a story committed in a linked worktree (.git is a file there): git agrees with the commit", async () => {
+    const top = repository("gitfile");
+    write(top, "src/a.js", "export const a = 1;\n");
+    commitEverything(top);
+    const linked = `${top}-linked`;
+    temps.push(linked);
+    git(top, "worktree", "add", "-q", "-b", "story", linked);
+    edit(linked);
+    const repo = await openRepo(linked);
+    try {
+      await repo.commitJudged(await repo.judge({ recheck: true }), "story");
+    } finally {
+      repo.close();
+    }
+    assert.equal(git(linked, "status", "--porcelain"), "");
+    git(linked, "diff", "--cached", "--quiet", "HEAD");
+    assert.equal(git(top, "rev-parse", "main"), git(linked, "rev-parse", "HEAD~1"), "main is where it was");
+    assert.equal(git(linked, "show", "HEAD:src/new.js"), "export const n = 1;");
+  });
+
+  it("a racy rewrite (same size, same second, right after a judge) is seen", async () => {
+    const top = repository("racy");
+    write(top, "src/a.js", "export const a = 1;\n");
+    commitEverything(top);
+    const repo = await openRepo(top);
+    try {
+      write(top, "src/a.js", "export const a = 2;\n");
+      const first = await repo.judge({ recheck: true });
+      write(top, "src/a.js", "export const a = 3;\n");
+      const second = await repo.judge({ recheck: true });
+      assert.equal(git(top, "cat-file", "-p", `${second.tree}:src/a.js`), "export const a = 3;");
+      assert.notEqual(second.tree, first.tree);
+    } finally {
+      repo.close();
+    }
+  });
+
   it("an index.lock held past the wait: nothing moves, and the next commit lands once it is released", async () => {
     const top = repository("locked");
     write(top, "src/a.js", "export const a = 1;\n");
