@@ -6,7 +6,18 @@ import { describe, it } from "node:test";
 import { readLedgerKey } from "../../src/ledger/key.js";
 import { hasValidMac } from "../../src/ledger/mac.js";
 import type { LedgerEntry } from "../../src/model/ledger.js";
-import { baseConfig, gantry, makeProject, TEST_STATE_HOME } from "./harness.js";
+import { startServer } from "../../src/serve/server.js";
+import type { RunView } from "../../src/serve/view-types.js";
+import { call } from "../serve/http.js";
+import {
+  type AgentSession,
+  baseConfig,
+  gantry,
+  lastRun,
+  makeProject,
+  passingTest,
+  TEST_STATE_HOME,
+} from "./harness.js";
 
 const RULES =
   "# Rules\n\n- R-1 binding: every public function has a test\n- R-2 proposed: stories stay small\n";
@@ -41,6 +52,8 @@ interface Script {
   objections: unknown[];
   reply?: unknown;
   config?: Record<string, unknown>;
+  /** The implement sessions of US-1, for a run after the plan. */
+  implement?: AgentSession[];
 }
 
 /**
@@ -62,8 +75,11 @@ function project(script: Script): { root: string; log: string; prd: string; feat
     'esac > "$GANTRY_OUTPUT_FILE"',
   ].join("\n");
   const root = makeProject({
-    stories: [],
-    plan: { plan: [{ sh: answer, print: "## PLANNING COMPLETE\n" }] },
+    stories: [{ id: "X", title: "x", acceptanceCriteria: ["x() returns 1"] }],
+    plan: {
+      plan: [{ sh: answer, print: "## PLANNING COMPLETE\n" }],
+      ...(script.implement ? { "US-1": script.implement } : {}),
+    },
     config: { ...baseConfig(), ...script.config },
     files: {
       ".gantry/rules.md": RULES,
@@ -236,5 +252,97 @@ describe("gantry plan's critic through the built CLI: one round, judged by rule"
         ["not-applicable", "--no-critic"],
       ],
     );
+  });
+
+  it("a run of the planned feature shows its critique in report.md, report.html and the live page's view", async () => {
+    const p = project({
+      objections: [ADVISORY],
+      reply: {
+        replies: [{ objection: "OBJ-1", reply: "rebut", anchors: [{ kind: "spec", heading: "Goal" }] }],
+      },
+      config: { reporters: ["markdown", "html"], execution: { regression: { mode: "off" } } },
+      implement: [
+        {
+          write: {
+            "src/total.js": "export const total = () => 0;\n",
+            "test/total.test.js": passingTest(
+              "total",
+              'const { total } = await import("../src/total.js");\n  assert.equal(total(), 0);',
+            ),
+          },
+        },
+      ],
+    });
+    assert.equal((await plan(p.root)).code, 0);
+    const run = await gantry(p.root, ["run", "--feature", "cart", "--allow-dirty"]);
+    assert.equal(run.code, 0, run.stderr + run.stdout);
+    const { dir } = lastRun(p.root);
+    const markdown = readFileSync(join(dir, "report.md"), "utf8");
+    assert.match(
+      markdown,
+      /## Plan critique\n\n- plan-critique: pass, 1 objection\(s\)\n {2}- OBJ-1 \\\[alternative\\\] advisory: a reduce would read better/,
+    );
+    assert.match(markdown, /reply: rebut \(spec "Goal"\)/);
+    assert.match(
+      readFileSync(join(dir, "report.html"), "utf8"),
+      /<h2>Plan critique<\/h2><pre>plan-critique: pass/,
+    );
+    const server = await startServer({ root: p.root, host: "127.0.0.1", port: 0, token: "t" });
+    try {
+      const runId = dir.split("/").at(-1) ?? "";
+      const view = (
+        await call(server.port, "GET", `/api/runs/${runId}`, { headers: { authorization: "Bearer t" } })
+      ).body as unknown as RunView;
+      assert.equal(view.planCritique?.[0], "plan-critique: pass, 1 objection(s)");
+      assert.match(view.planCritique?.[1] ?? "", /OBJ-1 \[alternative\] advisory/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("gantry rules lists the rules, validate names every bad line, plan.critic off runs no critic, a critic's bad answer writes nothing", async () => {
+    const p = project({
+      objections: [{ ...BINDING, lens: "style", anchors: [] }],
+      config: { plan: { critic: "off" } },
+    });
+    const listed = await gantry(p.root, ["rules"]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(
+      listed.stdout,
+      /^R-1 {6}binding {3}every public function has a test\nR-2 {6}proposed {2}stories stay small\n2 rule\(s\) in \.gantry\/rules\.md, 1 binding\n$/,
+    );
+    const json = JSON.parse((await gantry(p.root, ["rules", "--json"])).stdout);
+    assert.deepEqual(json.rules[0], {
+      id: "R-1",
+      status: "binding",
+      text: "every public function has a test",
+      line: 3,
+    });
+    const valid = await gantry(p.root, ["validate", "--feature", "f"]);
+    assert.match(valid.stdout, /rules: \.gantry\/rules\.md \(2 rules, 1 binding\)/, valid.stderr);
+
+    const off = await plan(p.root);
+    assert.equal(off.code, 0, off.stderr + off.stdout);
+    assert.deepEqual(readFileSync(p.log, "utf8").trim().split("\n"), ["plan powerful"]);
+    assert.equal(critiqueFile(p.root).skipped, "plan.critic is off");
+
+    const config = JSON.parse(readFileSync(join(p.root, ".gantry/config.json"), "utf8"));
+    writeFileSync(join(p.root, ".gantry/config.json"), JSON.stringify({ ...config, plan: {} }));
+    const before = readFileSync(p.prd);
+    const bad = await plan(p.root);
+    assert.equal(bad.code, 1, bad.stderr + bad.stdout);
+    assert.match(bad.stderr, /the critic's answer: objections\[0\]\.lens: .*\n.*objections\[0\]\.anchors: /);
+    assert.match(bad.stderr, /the plan was not critiqued; .*prd\.json is unchanged/);
+    assert.ok(readFileSync(p.prd).equals(before));
+    assert.equal(planLedger(p.root).at(-1)?.verdict, "unverified");
+
+    writeFileSync(join(p.root, ".gantry/rules.md"), "- R-1 binding: ok\n- R-2 must: x\n- R-1 proposed: y\n");
+    const invalid = await gantry(p.root, ["validate", "--feature", "f"]);
+    assert.equal(invalid.code, 2);
+    assert.match(invalid.stderr, /\.gantry\/rules\.md: line 2: expected "- R-2 binding: <rule>"/);
+    assert.match(invalid.stderr, /\.gantry\/rules\.md: line 3: R-1 is already the rule of line 1/);
+    const refused = await plan(p.root);
+    assert.equal(refused.code, 2, "a bad rules file is bad input: nothing runs");
+    assert.doesNotMatch(refused.stderr, /\n\s+at /, "no stack trace");
   });
 });
