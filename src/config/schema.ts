@@ -191,11 +191,8 @@ export const ConfigSchema = z
     gates: z
       .strictObject({
         mandatory: z
-          .array(
-            z
-              .enum(GATE_NAMES)
-              .refine((gate) => gate !== "plan-critique", "plan-critique judges a plan, not a story"),
-          )
+          // plan-critique judges a plan (`gantry plan`), not a story: completion cannot require it.
+          .array(z.enum(GATE_NAMES).exclude(["plan-critique"]))
           .optional()
           .describe(
             "default: verify, review, test-integrity, regression when inline, review-decision when review.panel is set, story-check when a build, smoke or demo command is set",
