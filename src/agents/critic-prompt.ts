@@ -22,9 +22,34 @@ export const ANCHOR_FORMS = [
   '`{ "kind": "inference", "reasoning": "…" }`. gantry checks every anchor; one it cannot find counts for nothing.',
 ].join("\n");
 
-export function rulesSection(rules: readonly PromptRule[]): string[] {
+function rulesSection(rules: readonly PromptRule[]): string[] {
   if (rules.length === 0) return ["(the project has no rules file)"];
   return rules.map((r) => `- ${r.id} (${r.status}): ${r.text}`);
+}
+
+/** What the critic and the planner's reply both read: the spec, the stories, the project's rules. */
+export function planSections(
+  spec: string,
+  storiesHeading: string,
+  stories: readonly Record<string, unknown>[],
+  rules: readonly PromptRule[],
+): string[] {
+  return [
+    "## Spec",
+    "",
+    spec.trim(),
+    "",
+    `## ${storiesHeading}`,
+    "",
+    "```json",
+    JSON.stringify(stories, null, 2),
+    "```",
+    "",
+    "## Project rules",
+    "",
+    ...rulesSection(rules),
+    "",
+  ];
 }
 
 /** The critic role's prompt: the spec, the proposed stories and the rules in; objections as JSON in a file out. */
@@ -37,20 +62,7 @@ export function buildCriticPrompt(input: CriticPromptInput): string {
     "(it cannot work in this repository), security, or a better alternative. Read the repository to ground",
     "what you say; do not change it (the tree is read-only to you). Write nothing but the answer file.",
     "",
-    "## Spec",
-    "",
-    input.spec.trim(),
-    "",
-    "## Proposed stories",
-    "",
-    "```json",
-    JSON.stringify(input.stories, null, 2),
-    "```",
-    "",
-    "## Project rules",
-    "",
-    ...rulesSection(input.rules),
-    "",
+    ...planSections(input.spec, "Proposed stories", input.stories, input.rules),
     "An objection that names a binding rule the plan breaks (`rule`) and points at evidence gantry can find",
     "stops the plan until the planner answers it. Name a rule only when the plan breaks it.",
     "",

@@ -1,5 +1,5 @@
 import { markerContract } from "./completion-marker.js";
-import { ANCHOR_FORMS, type PromptRule, rulesSection } from "./critic-prompt.js";
+import { ANCHOR_FORMS, type PromptRule, planSections } from "./critic-prompt.js";
 
 export interface PlanReplyPromptInput {
   feature: string;
@@ -21,20 +21,7 @@ export function buildPlanReplyPrompt(input: PlanReplyPromptInput): string {
     "exactly once: accept it (revise the stories so one of them carries the fix) or rebut it (show, with an",
     "anchor gantry can find, why the plan is right). There is no second round. Do not change the repository.",
     "",
-    "## Spec",
-    "",
-    input.spec.trim(),
-    "",
-    "## Your stories",
-    "",
-    "```json",
-    JSON.stringify(input.stories, null, 2),
-    "```",
-    "",
-    "## Project rules",
-    "",
-    ...rulesSection(input.rules),
-    "",
+    ...planSections(input.spec, "Your stories", input.stories, input.rules),
     "## Objections",
     "",
     "```json",

@@ -15,7 +15,7 @@ import { type CritiqueJudgement, judgeCritique } from "../plan/judge.js";
 import type { Rule } from "../plan/rules.js";
 import { mergePlan, type PlanMerge } from "../prd/plan-merge.js";
 import type { TreeReader } from "../prd/research-findings.js";
-import { type PlanSessions, planSession } from "./plan-session.js";
+import { type PlanSessions, planSession, type SessionOutcome } from "./plan-session.js";
 
 type ValidPlan = Extract<PlanMerge, { ok: true }>;
 
@@ -43,22 +43,15 @@ export type CritiqueOutcome =
  */
 export async function critiquePlan(input: CritiqueInput): Promise<CritiqueOutcome> {
   const { sessions, proposed } = input;
-  const stories = proposed.doc.userStories ?? [];
-  const criticFile = join(sessions.scratch, "critique.json");
-  const critic = await planSession(sessions, {
-    ...input.critic,
-    role: "critic",
-    name: "critic",
-    attempt: 1,
-    prompt: buildCriticPrompt({
+  const critic = await ask(input, input.critic, "critic", (outputFile) =>
+    buildCriticPrompt({
       feature: sessions.feature,
       spec: input.spec,
-      stories,
+      stories: proposed.doc.userStories ?? [],
       rules: input.rules,
-      outputFile: criticFile,
+      outputFile,
     }),
-    outputFile: criticFile,
-  });
+  );
   if (critic.kind === "aborted") return critic;
   if (critic.kind === "failed") return { kind: "failed", reasons: [critic.reason] };
   if (critic.kind === "unreadable") return { kind: "failed", reasons: [`the critic's ${critic.reason}`] };
@@ -90,6 +83,25 @@ export async function critiquePlan(input: CritiqueInput): Promise<CritiqueOutcom
   return judge(reply.answer.replies, revision.plan, revision.revised, []);
 }
 
+/** One session of the round: the critic's (role `critic`) or the planner's reply (role `plan`). */
+function ask(
+  input: CritiqueInput,
+  who: CritiqueInput["critic"],
+  name: "critic" | "reply",
+  prompt: (outputFile: string) => string,
+): Promise<SessionOutcome> {
+  const outputFile = join(input.sessions.scratch, `${name}.json`);
+  const role = name === "critic" ? "critic" : "plan";
+  return planSession(input.sessions, {
+    ...who,
+    role,
+    name,
+    attempt: 1,
+    prompt: prompt(outputFile),
+    outputFile,
+  });
+}
+
 type ReplyOutcome =
   | { kind: "aborted" }
   | { kind: "failed"; reasons: string[] }
@@ -97,23 +109,16 @@ type ReplyOutcome =
   | { kind: "answered"; answer: ReplyAnswer };
 
 async function askReply(input: CritiqueInput, critique: CritiqueAnswer): Promise<ReplyOutcome> {
-  const { sessions } = input;
-  const replyFile = join(sessions.scratch, "reply.json");
-  const outcome = await planSession(sessions, {
-    ...input.planner,
-    role: "plan",
-    name: "reply",
-    attempt: 1,
-    prompt: buildPlanReplyPrompt({
-      feature: sessions.feature,
+  const outcome = await ask(input, input.planner, "reply", (outputFile) =>
+    buildPlanReplyPrompt({
+      feature: input.sessions.feature,
       spec: input.spec,
       stories: input.proposed.doc.userStories ?? [],
       rules: input.rules,
       objections: critique.objections,
-      outputFile: replyFile,
+      outputFile,
     }),
-    outputFile: replyFile,
-  });
+  );
   if (outcome.kind === "aborted") return outcome;
   if (outcome.kind === "failed") return { kind: "failed", reasons: [outcome.reason] };
   if (outcome.kind === "unreadable")

@@ -14,24 +14,18 @@ import { readOnlyTree } from "../process/read-only-tree.js";
 import { decideSandbox } from "../process/sandbox.js";
 import { agentRegistry, createAgent, criticAgent, type TieredAgent } from "./plan-agents.js";
 import { critiquePlan } from "./plan-critic.js";
-import { finish, judged, skippedRecord } from "./plan-outcome.js";
+import { finish, judged, type PlanOutput, skippedRecord } from "./plan-outcome.js";
 import { PlanRecord } from "./plan-record.js";
 import { type PlanSessions, planSession } from "./plan-session.js";
 import { newRunId } from "./run-setup.js";
 
-export interface PlanOptions {
+export interface PlanOptions extends PlanOutput {
   root: string;
-  feature: string;
   config: Config;
   spec: string;
-  prdPath: string;
-  display: string;
-  dryRun: boolean;
   /** `--no-critic`: no critic session, recorded as such. */
   noCritic: boolean;
   signal: AbortSignal;
-  out: (line: string) => void;
-  warn: (line: string) => void;
 }
 
 type Doc = Record<string, unknown> & { userStories?: Record<string, unknown>[] };
