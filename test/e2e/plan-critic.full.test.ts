@@ -6,6 +6,7 @@ import { describe, it } from "node:test";
 import { readLedgerKey } from "../../src/ledger/key.js";
 import { hasValidMac } from "../../src/ledger/mac.js";
 import type { LedgerEntry } from "../../src/model/ledger.js";
+import { sandboxSupport } from "../../src/process/sandbox.js";
 import { startServer } from "../../src/serve/server.js";
 import type { RunView } from "../../src/serve/view-types.js";
 import { call } from "../serve/http.js";
@@ -13,6 +14,7 @@ import {
   type AgentSession,
   baseConfig,
   gantry,
+  git,
   lastRun,
   makeProject,
   passingTest,
@@ -52,6 +54,8 @@ interface Script {
   objections: unknown[];
   reply?: unknown;
   config?: Record<string, unknown>;
+  /** The critic also tries to write in the tree (the sandbox binds it read-only). */
+  hostile?: boolean;
   /** The implement sessions of US-1, for a run after the plan. */
   implement?: AgentSession[];
 }
@@ -70,7 +74,7 @@ function project(script: Script): { root: string; log: string; prd: string; feat
   const answer = [
     `echo "$GANTRY_ROLE $GANTRY_TIER" >> ${log}`,
     'case "$GANTRY_ROLE" in',
-    `  critic) cat ${dir}/critique.json ;;`,
+    `  critic) ${script.hostile ? "echo x > src/evil.js 2>/dev/null; " : ""}cat ${dir}/critique.json ;;`,
     `  *) if grep -q '^# Plan: answer the critique' "$GANTRY_PROMPT_FILE"; then cat ${dir}/reply.json; else cat ${dir}/plan.json; fi ;;`,
     'esac > "$GANTRY_OUTPUT_FILE"',
   ].join("\n");
@@ -108,6 +112,7 @@ describe("gantry plan's critic through the built CLI: one round, judged by rule"
   timeout: 300_000,
 }, () => {
   it("a binding objection accepted with a revision: the revised plan is written, the critique kept beside it", async () => {
+    const sandboxed = (await sandboxSupport()).works;
     const p = project({
       objections: [BINDING],
       reply: {
@@ -115,6 +120,7 @@ describe("gantry plan's critic through the built CLI: one round, judged by rule"
         userStories: [US2],
       },
       config: { plan: { criticTier: "balanced" } },
+      hostile: sandboxed,
     });
     const result = await plan(p.root);
     assert.equal(result.code, 0, result.stderr + result.stdout);
@@ -134,6 +140,10 @@ describe("gantry plan's critic through the built CLI: one round, judged by rule"
     assert.deepEqual(critique.objections[0].reply, { reply: "accept", anchors: ["story US-2"] });
     const [line] = planLedger(p.root);
     assert.equal(line?.gate, "plan-critique");
+    assert.equal(line?.sha, git(p.root, "rev-parse", "HEAD").trim(), "bound to HEAD");
+    // The judged tree is the working tree's, .gantry/ left out as in every verdict.
+    assert.match(git(p.root, "ls-tree", "--name-only", line?.tree ?? ""), /^src\ntest\n/m, "and to the tree critiqued");
+    assert.ok(!existsSync(join(p.root, "src/evil.js")), "the critic's tree is read-only");
     assert.equal(line?.verdict, "pass");
     assert.deepEqual(line?.detail, { objections: 1, blocks: 0, answered: 1, advisory: 0 });
     const prompt = readFileSync(join(p.root, ".gantry/features/cart/plan/critic-prompt.md"), "utf8");
