@@ -142,7 +142,11 @@ describe("gantry plan's critic through the built CLI: one round, judged by rule"
     assert.equal(line?.gate, "plan-critique");
     assert.equal(line?.sha, git(p.root, "rev-parse", "HEAD").trim(), "bound to HEAD");
     // The judged tree is the working tree's, .gantry/ left out as in every verdict.
-    assert.match(git(p.root, "ls-tree", "--name-only", line?.tree ?? ""), /^src\ntest\n/m, "and to the tree critiqued");
+    assert.match(
+      git(p.root, "ls-tree", "--name-only", line?.tree ?? ""),
+      /^src\ntest\n/m,
+      "and to the tree critiqued",
+    );
     assert.ok(!existsSync(join(p.root, "src/evil.js")), "the critic's tree is read-only");
     assert.equal(line?.verdict, "pass");
     assert.deepEqual(line?.detail, { objections: 1, blocks: 0, answered: 1, advisory: 0 });
