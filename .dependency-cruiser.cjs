@@ -6,7 +6,7 @@ const LAYERS = [
   ["stages"],
   ["subscribers", "reporters", "interaction", "serve"],
   ["verification", "review", "agents", "plugins", "ledger"],
-  ["git", "prd", "config", "runs"],
+  ["git", "prd", "plan", "config", "runs"],
   ["model", "util", "bus", "process"],
 ];
 

@@ -49,7 +49,15 @@ program
   .option("--from <file>", "the spec, instead of .gantry/features/<name>/spec.md")
   .option("--dir <path>", "the project root", ".")
   .option("--dry-run", "print the stories; write nothing")
+  .option("--no-critic", "no critic session before prd.json is written (recorded as skipped)")
   .action(async (options) => exit(await (await import("./cli/plan.js")).planCommand(options)));
+
+program
+  .command("rules")
+  .description("list the project's rules (.gantry/rules.md) that gantry plan's critic cites")
+  .option("--dir <path>", "the project root", ".")
+  .option("--json", "machine-readable output")
+  .action(async (options) => exit(await (await import("./cli/rules.js")).rulesCommand(options)));
 
 program
   .command("features")

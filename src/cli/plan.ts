@@ -2,6 +2,7 @@ import { join, relative, resolve } from "node:path";
 import { InputError, readInputFile } from "../config/input-error.js";
 import { loadConfig } from "../config/loader.js";
 import type { Config } from "../config/schema.js";
+import { SPEC_TEMPLATE } from "./features.js";
 import { FEATURES_DIR, featurePrdPath, projectRoot } from "./project.js";
 
 export interface PlanCommandOptions {
@@ -9,6 +10,8 @@ export interface PlanCommandOptions {
   from?: string;
   dir?: string;
   dryRun?: boolean;
+  /** commander's `--no-critic`: false when given. */
+  critic?: boolean;
 }
 
 /** `gantry plan --feature F [--from FILE] [--dry-run]`: stories from a spec, by an agent in role `plan`. */
@@ -21,6 +24,11 @@ export async function planCommand(options: PlanCommandOptions): Promise<number> 
 export async function planInto(root: string, config: Config, options: PlanCommandOptions): Promise<number> {
   const { path, display } = featurePrdPath(root, options.feature);
   const spec = readSpec(root, options);
+  const untouched = templateSections(spec, options.feature);
+  if (untouched.length > 0)
+    process.stderr.write(
+      `gantry: warning: the spec still holds the template's placeholder text under ${untouched.join(", ")} (from gantry features new); the plan is only as good as the spec\n`,
+    );
   const controller = new AbortController();
   const onSignal = () => controller.abort();
   process.on("SIGINT", onSignal);
@@ -35,6 +43,7 @@ export async function planInto(root: string, config: Config, options: PlanComman
       prdPath: path,
       display,
       dryRun: Boolean(options.dryRun),
+      noCritic: options.critic === false,
       signal: controller.signal,
       out: (line) => process.stdout.write(`${line}\n`),
       warn: (line) => process.stderr.write(`${line}\n`),
@@ -57,4 +66,16 @@ function readSpec(root: string, options: PlanCommandOptions): string {
   );
   if (text.trim() === "") throw new InputError(display, "", "the spec is empty");
   return text;
+}
+
+/** The headings under which a spec still has the placeholder line `gantry features new` wrote. */
+export function templateSections(spec: string, feature: string): string[] {
+  const lines = new Set(spec.split(/\r?\n/).map((line) => line.trim()));
+  const sections: string[] = [];
+  let heading = "";
+  for (const line of SPEC_TEMPLATE(feature).split("\n")) {
+    if (line.startsWith("## ")) heading = line.slice(3);
+    else if (heading && line.trim() !== "" && lines.has(line.trim())) sections.push(heading);
+  }
+  return sections;
 }

@@ -1,13 +1,16 @@
+import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CONFIG_PATH, loadConfig } from "../config/loader.js";
 import { EXIT } from "../model/exit-codes.js";
 import { preflight } from "../pipeline/preflight.js";
+import { parseRules, RULES_FILE } from "../plan/rules.js";
 import { featurePrdPath, listFeatures, projectRoot } from "./project.js";
 
 /**
  * `gantry validate`: the pre-flight a run makes, without running: the config, every feature's PRD, the
  * agent, reporters, plugins, git, the sandbox and the quality commands. Every problem is one line on
- * standard error and the exit code is 2; warnings (keys that look misspelt) are errors with --strict.
+ * standard error and the exit code is 2; warnings (keys that look misspelt) are errors with --strict. The rules
+ * file of `gantry plan`'s critic is checked here too (a run does not read it).
  */
 export async function validateCommand(options: {
   feature?: string;
@@ -27,6 +30,7 @@ export async function validateCommand(options: {
     prds,
     strict: Boolean(options.strict),
   });
+  checkRules(root, report);
   const valid = report.problems.length === 0;
   if (options.json) {
     const problems = report.problems.map((p) => ({ file: p.file, where: p.where, expected: p.expected }));
@@ -46,4 +50,15 @@ export async function validateCommand(options: {
   for (const line of report.passed) process.stdout.write(`  ${line}\n`);
   process.stdout.write(`ok: config and ${features.length} feature(s), ${report.stories} stories\n`);
   return EXIT.ok;
+}
+
+/** Every problem of .gantry/rules.md, when there is one, added to the pre-flight's report. */
+function checkRules(root: string, report: Awaited<ReturnType<typeof preflight>>): void {
+  const path = join(root, RULES_FILE);
+  if (!existsSync(path)) return;
+  const { rules, errors } = parseRules(readFileSync(path, "utf8"), RULES_FILE);
+  report.problems.push(...errors);
+  const binding = rules.filter((r) => r.status === "binding").length;
+  if (errors.length === 0)
+    report.passed.push(`rules: ${RULES_FILE} (${rules.length} rules, ${binding} binding)`);
 }

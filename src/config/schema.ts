@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { GATE_NAMES } from "../model/ledger.js";
 import { InteractionSchema } from "./interaction-schema.js";
+import { PlanSchema } from "./plan-schema.js";
 import { ReadinessSchema } from "./readiness-schema.js";
 import { ReviewSchema } from "./review-schema.js";
 import { AppCheckSchema } from "./story-check-schema.js";
@@ -190,7 +191,8 @@ export const ConfigSchema = z
     gates: z
       .strictObject({
         mandatory: z
-          .array(z.enum(GATE_NAMES))
+          // plan-critique judges a plan (`gantry plan`), not a story: completion cannot require it.
+          .array(z.enum(GATE_NAMES).exclude(["plan-critique"]))
           .optional()
           .describe(
             "default: verify, review, test-integrity, regression when inline, review-decision when review.panel is set, story-check when a build, smoke or demo command is set",
@@ -205,6 +207,7 @@ export const ConfigSchema = z
     interaction: InteractionSchema,
     readiness: ReadinessSchema,
     review: ReviewSchema,
+    plan: PlanSchema,
   })
   .describe("gantry project configuration (.gantry/config.json)");
 

@@ -1,4 +1,7 @@
-/** The closed set of gates a verdict can be about; `gates.mandatory` names only these (and plugins' registered gates). */
+/**
+ * The closed set of gates a verdict can be about; `gates.mandatory` names only these (and plugins' registered
+ * gates) but `plan-critique`, which judges a plan (`gantry plan`), not a story.
+ */
 export const GATE_NAMES = [
   "verify",
   "review",
@@ -10,6 +13,7 @@ export const GATE_NAMES = [
   "readiness",
   "review-decision",
   "story-check",
+  "plan-critique",
 ] as const;
 export type GateName = (typeof GATE_NAMES)[number];
 

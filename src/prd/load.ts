@@ -14,47 +14,71 @@ export const MAX_PRD_DEPTH = 64;
 
 /** Parses and checks a PRD: nesting, schema, unique ids, dependencies that exist, no cycles. */
 export function parsePrd(file: string, raw: unknown): Prd {
+  const { prd, problems } = checkPrd(file, raw);
+  if (problems[0] || !prd) throw problems[0] ?? new InputError(file, "", "invalid PRD");
+  return prd;
+}
+
+/**
+ * Every problem of a PRD at once, in the order parsePrd reports the first: nesting, the schema's issues, then
+ * duplicate ids and dependencies on no story (read from the raw stories when the schema failed, so an answer
+ * with several kinds of mistakes hears of all of them), then a cycle (only when nothing else is wrong).
+ */
+export function prdProblems(file: string, raw: unknown): InputError[] {
+  return checkPrd(file, raw).problems;
+}
+
+function checkPrd(file: string, raw: unknown): { prd?: Prd; problems: InputError[] } {
   const tooDeep = pathDeeperThan(raw, MAX_PRD_DEPTH);
   if (tooDeep !== undefined) {
-    throw new InputError(file, formatPath(tooDeep), `nested more than ${MAX_PRD_DEPTH} levels deep`);
+    return {
+      problems: [new InputError(file, formatPath(tooDeep), `nested more than ${MAX_PRD_DEPTH} levels deep`)],
+    };
   }
   const parsed = PrdSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw issue ? fromZodIssue(file, issue) : new InputError(file, "", "invalid PRD");
-  }
-  const prd = parsed.data;
+  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => fromZodIssue(file, issue));
+  const links = parsed.success ? parsed.data.userStories : rawLinks(raw);
   const index = new Map<string, number>();
-  prd.userStories.forEach((story, i) => {
+  links.forEach((story, i) => {
+    if (story === undefined) return;
     const first = index.get(story.id);
-    if (first !== undefined) {
-      throw new InputError(
-        file,
-        `userStories[${i}].id`,
-        `duplicate story id "${story.id}" (first at userStories[${first}])`,
-      );
-    }
-    index.set(story.id, i);
-  });
-  prd.userStories.forEach((story, i) => {
-    story.dependencies.forEach((dep, j) => {
-      if (!index.has(dep)) {
-        throw new InputError(
+    if (first === undefined) index.set(story.id, i);
+    else
+      problems.push(
+        new InputError(
           file,
-          `userStories[${i}].dependencies[${j}]`,
-          `depends on "${dep}", which is not a story in this PRD`,
-        );
-      }
-      if (dep === story.id)
-        throw new InputError(file, `userStories[${i}].dependencies[${j}]`, "a story cannot depend on itself");
+          `userStories[${i}].id`,
+          `duplicate story id "${story.id}" (first at userStories[${first}])`,
+        ),
+      );
+  });
+  links.forEach((story, i) => {
+    story?.dependencies.forEach((dep, j) => {
+      const where = `userStories[${i}].dependencies[${j}]`;
+      if (!index.has(dep))
+        problems.push(new InputError(file, where, `depends on "${dep}", which is not a story in this PRD`));
+      else if (dep === story.id)
+        problems.push(new InputError(file, where, "a story cannot depend on itself"));
     });
   });
-  const cycle = findCycle(prd);
-  if (cycle) {
-    const at = index.get(cycle[0] as string) ?? 0;
-    throw new InputError(file, `userStories[${at}].dependencies`, `dependency cycle: ${cycle.join(" -> ")}`);
-  }
-  return prd;
+  if (problems.length > 0 || !parsed.success) return { problems };
+  const cycle = findCycle(parsed.data);
+  if (!cycle) return { prd: parsed.data, problems: [] };
+  const at = index.get(cycle[0] as string) ?? 0;
+  const where = `userStories[${at}].dependencies`;
+  return { problems: [new InputError(file, where, `dependency cycle: ${cycle.join(" -> ")}`)] };
+}
+
+/** The ids and dependencies of the raw stories that have them as strings (undefined for the others). */
+function rawLinks(raw: unknown): ({ id: string; dependencies: string[] } | undefined)[] {
+  const stories = (raw as { userStories?: unknown } | null)?.userStories;
+  if (!Array.isArray(stories)) return [];
+  return stories.map((story) => {
+    const { id, dependencies } = (story ?? {}) as { id?: unknown; dependencies?: unknown };
+    if (typeof id !== "string") return undefined;
+    const deps = Array.isArray(dependencies) ? dependencies.filter((d) => typeof d === "string") : [];
+    return { id, dependencies: deps };
+  });
 }
 
 /** The path of the first value nested deeper than `max`, found without recursion; undefined when none is. */

@@ -1,8 +1,8 @@
 import { canonicalJson } from "../util/canonical-json.js";
-import { parsePrd } from "./load.js";
+import { parsePrd, prdProblems } from "./load.js";
 import { STATUS_FIELDS } from "./owned-prd.js";
 import { isCheckable } from "./readiness.js";
-import { type Prd, statusOf } from "./story.js";
+import type { Prd } from "./story.js";
 
 type Doc = Record<string, unknown> & { userStories?: Record<string, unknown>[] };
 
@@ -24,7 +24,8 @@ const GANTRY_FIELDS: string[] = [...STATUS_FIELDS, "readiness"];
  * Merges a plan agent's answer into the feature's PRD: a story that passed is never rewritten; other
  * stories with an answered id are refined (their status kept); new ids are added as pending; stories the
  * answer leaves out stay. The result is checked as `validate` checks a PRD (the same messages), and every
- * story still to run must have at least one acceptance criterion with an observable outcome.
+ * story still to run must have at least one acceptance criterion with an observable outcome. Every error is
+ * returned at once, so one more answer can fix them all.
  */
 export function mergePlan(
   existing: Doc | undefined,
@@ -32,7 +33,6 @@ export function mergePlan(
   feature: string,
   file: string,
 ): PlanMerge {
-  const errors: string[] = [];
   const stories = answerStories(answer);
   if (!stories)
     return { ok: false, errors: [`${file}: expected {"userStories": [ … ]} with at least one story`] };
@@ -68,21 +68,18 @@ export function mergePlan(
     });
   }
   const doc: Doc = { ...(existing ?? { feature }), userStories: [...merged, ...duplicates(stories, seen)] };
-  let prd: Prd;
-  try {
-    prd = parsePrd(file, doc);
-  } catch (error) {
-    return { ok: false, errors: [error instanceof Error ? error.message : String(error)] };
-  }
-  prd.userStories.forEach((story, i) => {
-    if (statusOf(story) === "passed") return;
-    if (!story.acceptanceCriteria.some(isCheckable)) {
+  const errors = prdProblems(file, doc).map((problem) => problem.message);
+  (doc.userStories ?? []).forEach((story, i) => {
+    if (story.status === "passed" || (story.status === undefined && story.passes === true)) return;
+    const criteria = Array.isArray(story.acceptanceCriteria) ? story.acceptanceCriteria : [];
+    if (!criteria.some((c) => typeof c === "string" && isCheckable(c))) {
       errors.push(
-        `${file}: userStories[${i}].acceptanceCriteria: ${story.id} needs at least one criterion with an observable outcome (what a test sees: a value returned, an exit code, a message shown)`,
+        `${file}: userStories[${i}].acceptanceCriteria: ${String(story.id)} needs at least one criterion with an observable outcome (what a test sees: a value returned, an exit code, a message shown)`,
       );
     }
   });
-  return errors.length > 0 ? { ok: false, errors } : { ok: true, doc, prd, changes };
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, doc, prd: parsePrd(file, doc), changes };
 }
 
 function answerStories(answer: unknown): Record<string, unknown>[] | undefined {

@@ -74,7 +74,8 @@ export function checkFindings(raw: unknown, tree: TreeReader): CheckedFindings {
   return { verified, rejected };
 }
 
-function citationProblem(
+/** Why a citation does not hold (the first reason), or undefined when its line holds the quote. */
+export function citationProblem(
   citation: { path: string; line: number; quote: string },
   tree: TreeReader,
 ): string | undefined {

@@ -1,6 +1,8 @@
 import { dirname, relative, resolve } from "node:path";
+import { critiqueLines, type PlanCritiqueFile } from "../plan/critique-file.js";
 import { duration, escapeMarkup, seconds, usd, verdictSummary } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
+import { featureCritique } from "./plan-critique.js";
 import { RunModel, type StageRecord, type StoryRecord, type VerdictRecord } from "./run-model.js";
 import { stageOutcome } from "./stage-verdict.js";
 import type { Reporter, ReporterContext } from "./types.js";
@@ -19,7 +21,8 @@ export default function html(options: unknown, context: ReporterContext): Report
       model.apply(...args);
     },
     onRunEnd() {
-      writeReport(context.runDir, outputFile, renderHtml(model, context.now(), runDirFromReport));
+      const critique = featureCritique(context.root, model.feature);
+      writeReport(context.runDir, outputFile, renderHtml(model, context.now(), runDirFromReport, critique));
     },
   };
 }
@@ -45,7 +48,12 @@ function part(value: Part): string {
   return escapeMarkup(String(value));
 }
 
-export function renderHtml(model: RunModel, generatedAt = new Date(), runDirFromReport = ""): string {
+export function renderHtml(
+  model: RunModel,
+  generatedAt = new Date(),
+  runDirFromReport = "",
+  critique?: PlanCritiqueFile,
+): string {
   const c = model.counts();
   const time = model.durationMs();
   const cards = (["passed", "failed", "blocked", "skipped", "paused"] as const)
@@ -76,6 +84,7 @@ ${model.list().map((s) => storyRow(s, runDirFromReport))}
 </tbody>
 </table>
 ${model.runVerdicts.length > 0 ? h`<section class="post-run"><h2>Post-run checks</h2>${verdictList(model.runVerdicts)}</section>` : ""}
+${critique ? h`<section class="plan-critique"><h2>Plan critique</h2><pre>${critiqueLines(critique).join("\n")}</pre></section>` : ""}
 </main>
 <footer>Written by gantry at ${generatedAt.toISOString()}.</footer>
 </body>

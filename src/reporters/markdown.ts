@@ -1,7 +1,9 @@
 import type { Verdict } from "../model/ledger.js";
+import type { PlanCritiqueFile } from "../plan/critique-file.js";
 import { oneLine, truncate } from "../util/text.js";
 import { markdownCell as cell, duration, usd, verdictSummary } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
+import { critiqueMarkdown, featureCritique } from "./plan-critique.js";
 import { RunModel, type StoryRecord, type VerdictRecord } from "./run-model.js";
 import type { Reporter, ReporterContext } from "./types.js";
 
@@ -31,13 +33,14 @@ export default function markdown(options: unknown, context: ReporterContext): Re
       model.apply(...args);
     },
     onRunEnd() {
-      writeReport(context.runDir, outputFile, renderMarkdown(model).join("\n"));
+      const critique = featureCritique(context.root, model.feature);
+      writeReport(context.runDir, outputFile, renderMarkdown(model, 1, critique).join("\n"));
     },
   };
 }
 
 /** The report as a list of blocks (so the github reporter can cut it at a block boundary). */
-export function renderMarkdown(model: RunModel, level = 1): string[] {
+export function renderMarkdown(model: RunModel, level = 1, critique?: PlanCritiqueFile): string[] {
   const h = (n: number) => "#".repeat(level + n - 1);
   const c = model.counts();
   const parts = (["passed", "failed", "blocked", "skipped", "paused"] as const)
@@ -75,6 +78,7 @@ export function renderMarkdown(model: RunModel, level = 1): string[] {
     blocks.push(verdictTable(`${h(3)} ${cell(story.id)} — ${cell(story.title)}`, story.verdicts));
   }
   if (model.runVerdicts.length > 0) blocks.push(verdictTable(`${h(3)} Post-run checks`, model.runVerdicts));
+  if (critique) blocks.push(critiqueMarkdown(critique, `${h(2)} Plan critique`));
   return blocks;
 }
 

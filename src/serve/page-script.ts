@@ -58,6 +58,7 @@ function renderRun() {
   const head = el("h2", { id: "run-head" }, v.runId + " — " + (v.feature || "?") + " — " + v.status + (v.live ? " (live)" : ""));
   const cost = el("p", { id: "run-cost" }, "cost so far " + usd(v.costUsd) + (v.costBasis.length ? " (" + v.costBasis.join(", ") + ")" : ""));
   const runGates = el("ul", { id: "run-gates" }, ...v.gates.map((g) => el("li", { class: "verdict " + g.verdict }, "run " + g.gate + " " + g.verdict + " tree " + String(g.tree).slice(0, 10))));
+  const critique = v.planCritique ? el("details", { id: "plan-critique" }, el("summary", {}, "plan critique"), el("pre", {}, v.planCritique.join("\n"))) : "";
   const controls = el("div", { id: "controls" });
   if (v.live) {
     controls.append(
@@ -82,7 +83,7 @@ function renderRun() {
     el("tr", {}, ...["story", "title", "status", "tier", "attempts", "stage", "cost", "gates (tree judged)", "reason", ""].map((h) => el("th", {}, h))),
     ...v.stories.flatMap((s, i) => s.reviews && s.reviews.length ? [rows[i], findingsRow(s)] : [rows[i]]));
   const log = el("pre", { id: "log" }, v.log.join("\n"));
-  root.replaceChildren(head, cost, runGates, controls, pending, table, el("h3", {}, "log"), log);
+  root.replaceChildren(head, cost, runGates, critique, controls, pending, table, el("h3", {}, "log"), log);
 }
 
 // The review panel's findings of a story, each with its basis (docs/review.md): the text is a model's, set as text.

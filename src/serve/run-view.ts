@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { requestFile, responseFile } from "../interaction/channels/file.js";
 import { RUN_SCOPE } from "../ledger/entry.js";
+import { critiqueLines, readPlanCritique } from "../plan/critique-file.js";
 import { processAlive } from "../process/process-group.js";
 import type { EventArgs } from "../reporters/types.js";
 import { STATE_FILE } from "../runs/run-state.js";
@@ -50,8 +51,11 @@ export class RunWatcher {
   private readonly dir: string;
   private readonly state: StateFile;
 
+  /** The feature's plan critique as lines, read once the feature is known (null: it has none). */
+  private critique: string[] | null | undefined;
+
   constructor(
-    root: string,
+    private readonly root: string,
     readonly runId: string,
   ) {
     this.dir = runDir(root, runId);
@@ -166,9 +170,18 @@ export class RunWatcher {
       ...(this.current ? { currentStory: this.current } : {}),
       stories,
       gates: [...this.runGates],
+      ...(this.planCritique() ? { planCritique: this.critique ?? [] } : {}),
       pending,
       log: [...this.log.lines],
     };
+  }
+
+  private planCritique(): boolean {
+    if (this.critique === undefined && this.feature) {
+      const doc = readPlanCritique(join(this.root, ".gantry", "features", this.feature));
+      this.critique = doc ? critiqueLines(doc) : null;
+    }
+    return Boolean(this.critique);
   }
 
   /** The question still open with this id, if any. */

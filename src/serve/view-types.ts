@@ -50,6 +50,8 @@ export interface RunView {
   stories: StoryView[];
   /** Verdicts on the whole run (deferred regression, acceptance), not on one story. */
   gates: GateView[];
+  /** The feature's plan critique (plan-critique.json) as lines, when it has one. */
+  planCritique?: string[];
   pending: PendingRequest[];
   log: string[];
   /** In the JSON the page gets (the run's version when it was made): the event stream's patches name it. */

@@ -51,6 +51,15 @@ describe("gantry features new, gantry plan and run --plan through the built CLI"
     setPlan(root, { plan: [planned([total, { ...second, status: "passed", passes: true }], log)] });
     const first = await gantry(root, ["plan", "--feature", "cart"]);
     assert.equal(first.code, 0, first.stderr + first.stdout);
+    assert.match(
+      first.stderr,
+      /the spec still holds the template's placeholder text under Goal, Context, Constraints, Acceptance/,
+    );
+    assert.match(
+      readFileSync(join(root, ".gantry/features/cart/plan/plan-1-prompt.md"), "utf8"),
+      /## Spec\n\n# cart/,
+      "the plan prompt is kept beside the feature",
+    );
     assert.match(first.stdout, /added US-1\nadded US-2\nwrote .*prd\.json \(2 stories\)/);
     assert.deepEqual(
       stories(root, "cart").map((s) => [s.id, s.status, s.passes]),
@@ -111,7 +120,8 @@ describe("gantry features new, gantry plan and run --plan through the built CLI"
     assert.doesNotMatch(prompts[0] ?? "", /previous answer was not accepted/);
     assert.match(
       prompts[1] ?? "",
-      /previous answer was not accepted\n\n- .*depends on "US-9", which is not a story in this PRD/,
+      /previous answer was not accepted\n\n- .*depends on "US-9", which is not a story in this PRD\n- .*US-4 needs at least one criterion with an observable outcome/,
+      "every error of the first answer, of both kinds, at once",
     );
   });
 

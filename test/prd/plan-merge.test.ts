@@ -80,4 +80,25 @@ describe("mergePlan", () => {
     );
     assert.match(errors([{ id: "bad id!", title: "x" }])[0] ?? "", /answer\.json.*userStories\[0\]\.id/);
   });
+
+  it("gives every error of an answer at once, of every kind: a bad id, a missing title, a dangling dependency, a vague criterion", () => {
+    const out = mergePlan(
+      undefined,
+      [
+        { id: "bad id!", title: "x", acceptanceCriteria: ["x() returns 1"] },
+        { id: "B", acceptanceCriteria: ["x() returns 1"] },
+        s("C", { dependencies: ["Z"] }),
+        s("D", { acceptanceCriteria: ["it works"] }),
+      ],
+      "f",
+      "answer.json",
+    );
+    assert.equal(out.ok, false);
+    const errors = out.ok ? [] : out.errors;
+    assert.equal(errors.length, 4, errors.join("\n"));
+    assert.match(errors[0] ?? "", /userStories\[0\]\.id/);
+    assert.match(errors[1] ?? "", /userStories\[1\]\.title/);
+    assert.match(errors[2] ?? "", /userStories\[2\]\.dependencies\[0\]: depends on "Z"/);
+    assert.match(errors[3] ?? "", /userStories\[3\]\.acceptanceCriteria: D needs at least one criterion/);
+  });
 });
