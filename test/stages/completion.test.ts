@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { after, describe, it } from "node:test";
@@ -220,6 +220,32 @@ describe("completion", { concurrency: true }, () => {
       /git update-ref \(compare-and-swap\) failed.*but expected/,
     );
     assert.equal(git(root, "rev-parse", "HEAD"), other);
+  });
+});
+
+describe("completion when another git holds the user's index", () => {
+  it("pauses the run with HEAD, the index and the story as they were; the next commit lands once the lock is gone", async () => {
+    const { ctx, root, book } = await setup();
+    write(root, "src/b.js", "export const b = 2;\n");
+    await verdict(ctx, book, "verify", "pass");
+    await verdict(ctx, book, "review", "pass");
+    const head = git(root, "rev-parse", "HEAD");
+    writeFileSync(join(root, ".git", "index.lock"), "");
+    process.env.GANTRY_INDEX_LOCK_WAIT_MS = "200";
+    try {
+      const result = await completionStage.execute(ctx);
+      assert.equal(result.action, "pause");
+      assert.match((result as { reason: string }).reason, /index is locked .*nothing was committed/);
+    } finally {
+      delete process.env.GANTRY_INDEX_LOCK_WAIT_MS;
+      rmSync(join(root, ".git", "index.lock"), { force: true });
+    }
+    assert.equal(git(root, "rev-parse", "HEAD"), head);
+    assert.equal(git(root, "diff", "--cached", "--name-only"), "");
+    assert.equal(ctx.run.stories.get("US-1")?.status, "in-progress");
+    assert.deepEqual(await completionStage.execute(ctx), { action: "continue" });
+    assert.equal(git(root, "show", "HEAD:src/b.js"), "export const b = 2;");
+    assert.equal(git(root, "status", "--porcelain", "--", "src"), "");
   });
 });
 
