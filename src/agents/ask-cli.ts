@@ -38,7 +38,12 @@ export async function askCli(
 
 /** `output` (stdout and stderr interleaved) without the lines that came from stderr. */
 export function withoutLines(output: string, stderr: string): string {
-  const fromStderr = new Set(stderr.split("\n").map((l) => l.trim()).filter(Boolean));
+  const fromStderr = new Set(
+    stderr
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
   return output
     .split("\n")
     .filter((l) => !fromStderr.has(l.trim()))

@@ -19,14 +19,20 @@ export async function claudeReadiness(context: ReadinessContext): Promise<Readin
   const status = await askCli("claude", ["auth", "status"], context.cwd, context.env);
   const answer = parseJson(status.stdout);
   if (answer && answer.loggedIn === true) {
-    found.push({ kind: "ok", text: `logged in (${String(answer.apiKeySource ?? answer.authMethod ?? "yes")})` });
+    found.push({
+      kind: "ok",
+      text: `logged in (${String(answer.apiKeySource ?? answer.authMethod ?? "yes")})`,
+    });
   } else if (answer && answer.loggedIn === false && !otherProvider(context.env)) {
     found.push({
       kind: "broken",
       text: "`claude auth status` says not logged in: run `claude auth login`, or set ANTHROPIC_API_KEY (ANTHROPIC_AUTH_TOKEN for a gateway)",
     });
   } else {
-    found.push({ kind: "warning", text: "login not confirmed (`claude auth status` gave no answer it could read)" });
+    found.push({
+      kind: "warning",
+      text: "login not confirmed (`claude auth status` gave no answer it could read)",
+    });
   }
   return found;
 }

@@ -6,7 +6,8 @@ import { codexReadiness } from "./codex-readiness.js";
 import { jsonLines, num, obj, str } from "./output.js";
 
 /** Codex's own sandbox failing to start a command (nested namespaces, its helper missing). */
-const OWN_SANDBOX_FAILED = /^bwrap: |setting up uid map|codex-linux-sandbox|landlock|seccomp.*(fail|denied)/im;
+const OWN_SANDBOX_FAILED =
+  /^bwrap: |setting up uid map|codex-linux-sandbox|landlock|seccomp.*(fail|denied)/im;
 
 /**
  * Codex CLI: `codex exec --json --model M --sandbox S -`, the prompt on standard input (`-`). Inside gantry's

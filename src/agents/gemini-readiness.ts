@@ -21,7 +21,12 @@ export async function geminiReadiness(context: ReadinessContext): Promise<Readin
     });
   } else if (selected) {
     found.push({ kind: "ok", text: `auth type ${selected}` });
-  } else if (env.GEMINI_API_KEY || env.GOOGLE_API_KEY || env.GOOGLE_GENAI_USE_VERTEXAI || env.GOOGLE_GENAI_USE_GCA) {
+  } else if (
+    env.GEMINI_API_KEY ||
+    env.GOOGLE_API_KEY ||
+    env.GOOGLE_GENAI_USE_VERTEXAI ||
+    env.GOOGLE_GENAI_USE_GCA
+  ) {
     found.push({ kind: "ok", text: "auth from the environment" });
   } else if (existsSync(join(home, "oauth_creds.json"))) {
     found.push({ kind: "ok", text: "logged in with Google" });

@@ -112,7 +112,10 @@ describe("claude adapter", () => {
       result.error,
       "claude exited with code 1: --dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons",
     );
-    assert.match(result.setupProblem ?? "", /^Claude Code refuses to skip permissions as root outside a sandbox: set agent\.sandbox/);
+    assert.match(
+      result.setupProblem ?? "",
+      /^Claude Code refuses to skip permissions as root outside a sandbox: set agent\.sandbox/,
+    );
     assert.equal(result.rateLimited, undefined);
   });
 
@@ -129,6 +132,9 @@ describe("claude adapter", () => {
       config(),
     );
     const result = await rejected.run(request(fakes, rejected));
-    assert.match(result.setupProblem ?? "", /^claude could not authenticate \(Invalid API key · Please run \/login\): run `claude auth login`/);
+    assert.match(
+      result.setupProblem ?? "",
+      /^claude could not authenticate \(Invalid API key · Please run \/login\): run `claude auth login`/,
+    );
   });
 });

@@ -51,7 +51,10 @@ describe("codex adapter", () => {
       '{"type":"turn.completed","usage":{"input_tokens":10,"output_tokens":2}}',
     ].join("\n");
     const parsed = codexSpec.parse(said);
-    assert.match(parsed.setupProblem ?? "", /Codex's own sandbox could not run a command \(bwrap: setting up uid map/);
+    assert.match(
+      parsed.setupProblem ?? "",
+      /Codex's own sandbox could not run a command \(bwrap: setting up uid map/,
+    );
     assert.equal(parsed.error, parsed.setupProblem);
   });
 

@@ -71,6 +71,7 @@ const STATUSES: Record<number, string> = {
 };
 
 export function geminiError(status: number): Json {
-  const message = status === 401 ? "API key not valid. Please pass a valid API key." : `scripted ${STATUSES[status]}`;
+  const message =
+    status === 401 ? "API key not valid. Please pass a valid API key." : `scripted ${STATUSES[status]}`;
   return { error: { code: status, message, status: STATUSES[status] ?? "INTERNAL" } };
 }

@@ -30,16 +30,28 @@ export function responsesAnswer(body: Json, text: string): Answer {
       event: "response.created",
       data: { type: "response.created", response: { ...response, status: "in_progress", output: [] } },
     },
-    { event: "response.output_item.added", data: { type: "response.output_item.added", output_index: 0, item } },
+    {
+      event: "response.output_item.added",
+      data: { type: "response.output_item.added", output_index: 0, item },
+    },
   ];
   if (item.type === "message") {
     events.push({
       event: "response.output_text.delta",
-      data: { type: "response.output_text.delta", item_id: item.id, output_index: 0, content_index: 0, delta: step.kind === "final" ? step.text : "" },
+      data: {
+        type: "response.output_text.delta",
+        item_id: item.id,
+        output_index: 0,
+        content_index: 0,
+        delta: step.kind === "final" ? step.text : "",
+      },
     });
   }
   events.push(
-    { event: "response.output_item.done", data: { type: "response.output_item.done", output_index: 0, item } },
+    {
+      event: "response.output_item.done",
+      data: { type: "response.output_item.done", output_index: 0, item },
+    },
     { event: "response.completed", data: { type: "response.completed", response } },
   );
   return { kind: "sse", events, step: hasTools ? step.kind : "side" };
@@ -62,10 +74,24 @@ function itemFor(step: Step, codeMode: boolean): Json {
       patch === undefined
         ? `const r = await tools.exec_command({ cmd: ${JSON.stringify(`cat ${step.path}`)} });\ntext(r.output);\n`
         : `text(await tools.apply_patch(${JSON.stringify(patch)}));\n`;
-    return { type: "custom_tool_call", id: `ctc_${callId}`, call_id: callId, name: "exec", input: source, status: "completed" };
+    return {
+      type: "custom_tool_call",
+      id: `ctc_${callId}`,
+      call_id: callId,
+      name: "exec",
+      input: source,
+      status: "completed",
+    };
   }
   if (patch !== undefined) {
-    return { type: "custom_tool_call", id: `ctc_${callId}`, call_id: callId, name: "apply_patch", input: patch, status: "completed" };
+    return {
+      type: "custom_tool_call",
+      id: `ctc_${callId}`,
+      call_id: callId,
+      name: "apply_patch",
+      input: patch,
+      status: "completed",
+    };
   }
   return {
     type: "function_call",

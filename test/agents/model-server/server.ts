@@ -55,7 +55,14 @@ export async function startModelServer(): Promise<ModelServer> {
       const provider = providerOf(path.split("?")[0] ?? path);
       const text = decoded(raw, req.headers["content-encoding"]);
       const body = parseJson(text);
-      const record: Recorded = { provider, method: req.method ?? "GET", path, headers: req.headers, body, answered: "" };
+      const record: Recorded = {
+        provider,
+        method: req.method ?? "GET",
+        path,
+        headers: req.headers,
+        body,
+        answered: "",
+      };
       requests.push(record);
       const modelCall = provider !== "other" && !/count_?tokens/i.test(path);
       if (modelCall && fault && fault.left > 0) {
@@ -66,8 +73,12 @@ export async function startModelServer(): Promise<ModelServer> {
       const answer = answerFor(provider, path, body, text);
       record.answered = answer ? (answer.step ?? "json") : "404";
       if (!answer) {
-        res.writeHead(provider === "other" && req.method === "HEAD" ? 200 : 404, { "content-type": "application/json" });
-        return res.end(req.method === "HEAD" ? undefined : JSON.stringify({ error: { message: `no route ${path}` } }));
+        res.writeHead(provider === "other" && req.method === "HEAD" ? 200 : 404, {
+          "content-type": "application/json",
+        });
+        return res.end(
+          req.method === "HEAD" ? undefined : JSON.stringify({ error: { message: `no route ${path}` } }),
+        );
       }
       send(res, answer);
     });

@@ -3,7 +3,16 @@
  * scripted model server: as root or as an unprivileged user, with gantry's sandbox on or off.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { join } from "node:path";
 import { sandboxSupport } from "../../../src/process/sandbox.js";
 import { baseConfig, CLI, git, makeProject, REPO, readJsonl, runDirs, story } from "../../e2e/harness.js";
@@ -37,6 +46,8 @@ export interface RealRun {
   /** `git show --stat HEAD` when the run committed. */
   head: string;
   status: string;
+  /** The tail of every session's log (what the CLI printed), for a failure's message. */
+  sessions: string;
 }
 
 export const isRoot = process.getuid?.() === 0;
@@ -59,7 +70,12 @@ export async function runRealCli(cli: RealCli, server: ModelServer, mode: Mode):
   const config = baseConfig();
   config.agent = { default: cli, sandbox: mode.sandbox, timeoutSeconds: 300 };
   const root = makeProject({
-    stories: [story("US-1", { title: "lineTotal multiplies", description: "lineTotal(price, quantity) returns price * quantity" })],
+    stories: [
+      story("US-1", {
+        title: "lineTotal multiplies",
+        description: "lineTotal(price, quantity) returns price * quantity",
+      }),
+    ],
     plan: {},
     config,
     files: { "src/cart.js": CART },
@@ -89,7 +105,11 @@ export async function runRealCli(cli: RealCli, server: ModelServer, mode: Mode):
   const events = eventsFile && existsSync(eventsFile) ? readJsonl(eventsFile) : [];
   const prd = JSON.parse(readFileSync(join(root, ".gantry/features/f/prd.json"), "utf8"));
   const head = git(root, "-c", "safe.directory=*", "log", "-1", "--stat", "--format=%s");
-  return { ...result, root, requests, events, head, status: prd.userStories[0].status };
+  const logs = dir && existsSync(join(dir, "sessions")) ? readdirSync(join(dir, "sessions")) : [];
+  const sessions = logs
+    .map((name) => readFileSync(join(dir as string, "sessions", name), "utf8").slice(-2000))
+    .join("\n");
+  return { ...result, root, requests, events, head, status: prd.userStories[0].status, sessions };
 }
 
 /** Removes a run's project and home (after chown back, so nothing of nobody's is left behind). */
@@ -112,7 +132,11 @@ function chownTree(path: string, id: number): void {
   }
 }
 
-function run(argv: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  argv: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const [bin, ...args] = argv as [string, ...string[]];
     const child = spawn(bin, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });

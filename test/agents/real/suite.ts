@@ -7,7 +7,15 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { STEPS, USAGE } from "../model-server/script.js";
 import { type Fault, type ModelServer, startModelServer } from "../model-server/server.js";
-import { agentEnds, cleanUp, isRoot, type Mode, type RealRun, removeHomes, runRealCli, unavailable } from "./harness.js";
+import {
+  agentEnds,
+  cleanUp,
+  type Mode,
+  type RealRun,
+  removeHomes,
+  runRealCli,
+  unavailable,
+} from "./harness.js";
 import type { RealCli } from "./providers.js";
 
 export interface CliExpectations {
@@ -27,6 +35,8 @@ export function realCliSuite(cli: RealCli, expect: CliExpectations): void {
   });
   after(async () => {
     await server.close();
+    // REAL_CLI_KEEP=1 keeps the projects and homes to look at after a failure.
+    if (process.env.REAL_CLI_KEEP === "1") return;
     for (const run of runs) cleanUp(run);
     removeHomes();
   });
@@ -35,7 +45,8 @@ export function realCliSuite(cli: RealCli, expect: CliExpectations): void {
     runs.push(run);
     return run;
   };
-  const said = (run: RealRun) => `exit ${run.code}\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}`;
+  const said = (run: RealRun) =>
+    `exit ${run.code}\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}\nsessions:\n${run.sessions}`;
 
   const passes = (mode: Mode) => async () => {
     const run = await play(mode);
@@ -57,14 +68,22 @@ export function realCliSuite(cli: RealCli, expect: CliExpectations): void {
     const tokens = end?.tokens as { input: number; output: number } | undefined;
     assert.ok(tokens && tokens.input > 0 && tokens.output > 0, `tokens read: ${JSON.stringify(tokens)}`);
     if (expect.exactTokens) {
-      const calls = run.requests.filter((r) => scriptedSteps.includes(r.answered as never) || r.answered === "side").length;
-      assert.deepEqual(tokens, { input: calls * (USAGE.input + USAGE.cachedInput), output: calls * USAGE.output });
+      const calls = run.requests.filter(
+        (r) => scriptedSteps.includes(r.answered as never) || r.answered === "side",
+      ).length;
+      assert.deepEqual(tokens, {
+        input: calls * (USAGE.input + USAGE.cachedInput),
+        output: calls * USAGE.output,
+      });
     }
   };
 
   const modes: [string, Mode][] = [
     ["as root, gantry's sandbox on", { user: "root", sandbox: "bwrap" }],
-    ["as nobody, gantry's sandbox on, a transient fault first", { user: "nobody", sandbox: "bwrap", fault: expect.transient }],
+    [
+      "as nobody, gantry's sandbox on, a transient fault first",
+      { user: "nobody", sandbox: "bwrap", fault: expect.transient },
+    ],
     ["as nobody, gantry's sandbox off", { user: "nobody", sandbox: "off" }],
   ];
   describe(`${cli}, the real CLI, through gantry run against the scripted model server`, () => {
