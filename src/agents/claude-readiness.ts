@@ -8,7 +8,9 @@ import { isObject } from "./output.js";
 
 export async function claudeReadiness(context: ReadinessContext): Promise<ReadinessFinding[]> {
   const found: ReadinessFinding[] = [];
-  if (context.root && !context.sandboxed) {
+  if (context.root && !context.sandboxed && context.env.IS_SANDBOX === "1") {
+    found.push({ kind: "ok", text: "root outside gantry's sandbox, IS_SANDBOX=1 set in the environment" });
+  } else if (context.root && !context.sandboxed) {
     found.push({
       kind: "broken",
       text: 'runs as root without gantry\'s sandbox, where Claude Code refuses to skip permissions: set agent.sandbox to "auto" or "bwrap" (bubblewrap installed), or run gantry as a user other than root',

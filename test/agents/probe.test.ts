@@ -94,7 +94,7 @@ describe("can the agent start", () => {
     );
     const config = ConfigSchema.parse({ agent: { default: "claude" } });
     const adapter = new AgentRegistry().create("claude", config);
-    const bare = { ...env };
+    const bare: NodeJS.ProcessEnv = { ...env };
     for (const key of ["ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"])
       delete bare[key];
     const found = await probeAgent(adapter, config, dir, bare, undefined, undefined, { sandboxed: false });

@@ -10,6 +10,7 @@ before(async () => {
 });
 after(() => server.close());
 
+type Message = { content: { type: string; name?: string; text?: string }[] };
 const anthropicTools = { tools: [{ name: "Read", input_schema: { properties: { file_path: {} } } }] };
 const post = (path: string, body: unknown, signal?: AbortSignal) =>
   fetch(`${server.url}${path}`, {
@@ -53,13 +54,13 @@ describe("the scripted model server", () => {
     assert.equal(first.content[0].type, "tool_use");
     assert.equal(first.content[0].name, "Read");
     const results = [1, 2, 3].map((n) => ({ type: "tool_result", tool_use_id: `t${n}`, content: "ok" }));
-    const last = await (
+    const last = (await (
       await post("/v1/messages", {
         stream: false,
         messages: [{ role: "user", content: results }],
         ...anthropicTools,
       })
-    ).json();
+    ).json()) as Message;
     assert.deepEqual(last.content, [{ type: "text", text: FINAL_MESSAGE }]);
     const recorded = server.requests.slice(-2).map((r) => r.answered);
     assert.deepEqual(recorded, ["read", "final"]);
