@@ -40,6 +40,8 @@ export interface RealRun {
   stdout: string;
   stderr: string;
   root: string;
+  /** The CLI's home for this run (its config, login state and caches). */
+  home: string;
   /** What the server was sent during this run, for this CLI's provider. */
   requests: Recorded[];
   events: Record<string, unknown>[];
@@ -109,17 +111,13 @@ export async function runRealCli(cli: RealCli, server: ModelServer, mode: Mode):
   const sessions = logs
     .map((name) => readFileSync(join(dir as string, "sessions", name), "utf8").slice(-2000))
     .join("\n");
-  return { ...result, root, requests, events, head, status: prd.userStories[0].status, sessions };
+  return { ...result, root, home, requests, events, head, status: prd.userStories[0].status, sessions };
 }
 
-/** Removes a run's project and home (after chown back, so nothing of nobody's is left behind). */
-export function cleanUp(run: RealRun | undefined): void {
-  if (!run) return;
+/** Removes a run's project and home: only its own, since the suites of the other CLIs run beside it. */
+export function cleanUp(run: RealRun): void {
   rmSync(run.root, { recursive: true, force: true });
-}
-
-export function removeHomes(): void {
-  rmSync(HOMES, { recursive: true, force: true });
+  rmSync(run.home, { recursive: true, force: true });
 }
 
 function chownTree(path: string, id: number): void {

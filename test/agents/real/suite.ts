@@ -7,15 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { STEPS, USAGE } from "../model-server/script.js";
 import { type Fault, type ModelServer, startModelServer } from "../model-server/server.js";
-import {
-  agentEnds,
-  cleanUp,
-  type Mode,
-  type RealRun,
-  removeHomes,
-  runRealCli,
-  unavailable,
-} from "./harness.js";
+import { agentEnds, cleanUp, type Mode, type RealRun, runRealCli, unavailable } from "./harness.js";
 import type { RealCli } from "./providers.js";
 
 export interface CliExpectations {
@@ -38,7 +30,6 @@ export function realCliSuite(cli: RealCli, expect: CliExpectations): void {
     // REAL_CLI_KEEP=1 keeps the projects and homes to look at after a failure.
     if (process.env.REAL_CLI_KEEP === "1") return;
     for (const run of runs) cleanUp(run);
-    removeHomes();
   });
   const play = async (mode: Mode) => {
     const run = await runRealCli(cli, server, mode);
