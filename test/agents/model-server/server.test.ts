@@ -48,11 +48,11 @@ describe("the scripted model server", () => {
   });
 
   it("plays the script from the conversation: read first, the final message after three tool results", async () => {
-    const first = await (
+    const first = (await (
       await post("/v1/messages", { stream: false, messages: [], ...anthropicTools })
-    ).json();
-    assert.equal(first.content[0].type, "tool_use");
-    assert.equal(first.content[0].name, "Read");
+    ).json()) as Message;
+    assert.equal(first.content[0]?.type, "tool_use");
+    assert.equal(first.content[0]?.name, "Read");
     const results = [1, 2, 3].map((n) => ({ type: "tool_result", tool_use_id: `t${n}`, content: "ok" }));
     const last = (await (
       await post("/v1/messages", {

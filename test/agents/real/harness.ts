@@ -2,7 +2,7 @@
  * One story through `gantry run` (the built CLI) with a real agent CLI from node_modules, pointed at the
  * scripted model server: as root or as an unprivileged user, with gantry's sandbox on or off.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import {
   chownSync,
   existsSync,
@@ -14,6 +14,7 @@ import {
   statSync,
 } from "node:fs";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { sandboxSupport } from "../../../src/process/sandbox.js";
 import { baseConfig, CLI, git, makeProject, REPO, readJsonl, runDirs, story } from "../../e2e/harness.js";
 import { CART } from "../model-server/script.js";
@@ -130,29 +131,24 @@ function chownTree(path: string, id: number): void {
   }
 }
 
-function run(
+const execFileAsync = promisify(execFile);
+
+async function run(
   argv: string[],
   cwd: string,
   env: NodeJS.ProcessEnv,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const [bin, ...args] = argv as [string, ...string[]];
-    const child = spawn(bin, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c) => {
-      stdout += c;
-    });
-    child.stderr.on("data", (c) => {
-      stderr += c;
-    });
-    // A safety kill: a real CLI's start on a loaded machine takes up to a minute.
-    const timer = setTimeout(() => child.kill("SIGKILL"), 420_000);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  const [bin, ...args] = argv as [string, ...string[]];
+  // A safety kill: a real CLI's start on a loaded machine takes up to a minute.
+  const options = { cwd, env, timeout: 420_000, killSignal: "SIGKILL" as const, maxBuffer: 64 * 1024 * 1024 };
+  try {
+    const { stdout, stderr } = await execFileAsync(bin, args, options);
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: unknown; stdout?: string; stderr?: string };
+    const code = typeof failed.code === "number" ? failed.code : null;
+    return { code, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+  }
 }
 
 /** The `agent:end` events of the run. */
