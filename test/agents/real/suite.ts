@@ -39,8 +39,9 @@ export function realCliSuite(cli: RealCli, expect: CliExpectations): void {
   const said = (run: RealRun) =>
     `exit ${run.code}\n${run.stdout.slice(-3000)}\n${run.stderr.slice(-3000)}\nsessions:\n${run.sessions}`;
 
-  const passes = (mode: Mode) => async () => {
+  const passes = (mode: Mode, note: (text: string) => void) => async () => {
     const run = await play(mode);
+    note(sentSummary(run));
     assert.equal(run.code, 0, said(run));
     assert.equal(run.status, "passed", said(run));
     assert.match(run.head, /src\/cart\.js/);
@@ -82,7 +83,7 @@ export function realCliSuite(cli: RealCli, expect: CliExpectations): void {
       it(`${name}: edits, tests and commits the story`, async (t) => {
         const why = await unavailable(mode);
         if (why) return t.skip(why);
-        await passes(mode)();
+        await passes(mode, (text) => t.diagnostic(text))();
       });
     }
 
@@ -90,7 +91,7 @@ export function realCliSuite(cli: RealCli, expect: CliExpectations): void {
       const mode: Mode = { user: "root", sandbox: "off" };
       const why = await unavailable(mode);
       if (why) return t.skip(why);
-      if (cli !== "claude") return passes(mode)();
+      if (cli !== "claude") return passes(mode, (text) => t.diagnostic(text))();
       // Claude Code refuses to skip permissions as root outside a sandbox: the pre-flight says so, no session.
       const run = await play(mode);
       assert.equal(run.code, 2, said(run));
@@ -111,4 +112,13 @@ export function realCliSuite(cli: RealCli, expect: CliExpectations): void {
       assert.ok(run.requests.every((r) => r.answered === "401" || r.answered === "side"));
     });
   });
+}
+
+/** What the CLI sent the server, one line for the test log: paths, models, user agent, tools offered. */
+function sentSummary(run: RealRun): string {
+  const paths = [...new Set(run.requests.map((r) => `${r.method} ${r.path}`))];
+  const models = [...new Set(run.requests.map((r) => r.body.model ?? /models\/([^:]+):/.exec(r.path)?.[1]))];
+  const agents = [...new Set(run.requests.map((r) => String(r.headers["user-agent"] ?? "")))];
+  const answered = run.requests.map((r) => r.answered).join(",");
+  return `sent ${run.requests.length} requests (${answered}): ${paths.join(" ")}; models ${models.join(", ")}; ${agents.join(" | ")}`;
 }
