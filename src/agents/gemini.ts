@@ -1,4 +1,5 @@
 import type { Config } from "../config/schema.js";
+import { oneLine } from "../util/text.js";
 import type { AgentAdapter } from "./adapter.js";
 import { type CliSpec, createCliAdapter, type ModelUsage, type ParsedSession } from "./cli-adapter.js";
 import { geminiReadiness } from "./gemini-readiness.js";
@@ -30,12 +31,13 @@ export const geminiSpec: CliSpec = {
   ],
   authHelp:
     'set GEMINI_API_KEY (with GOOGLE_GEMINI_BASE_URL, also security.auth.selectedType "gemini-api-key" in ~/.gemini/settings.json), or log in by running `gemini` once',
-  setupProblem: (said, exitCode) =>
-    exitCode === AUTH_EXIT
-      ? `Gemini CLI could not authenticate (exit ${AUTH_EXIT}: ${said.trim().split("\n")[0] ?? ""}): ${geminiSpec.authHelp}`
-      : /not running in a trusted directory/i.test(said)
-        ? "Gemini CLI does not trust this folder: set GEMINI_CLI_TRUST_WORKSPACE=true or trust it with `gemini`"
-        : undefined,
+  setupProblem(said, exitCode) {
+    if (/not running in a trusted directory/i.test(said))
+      return "Gemini CLI does not trust this folder: set GEMINI_CLI_TRUST_WORKSPACE=true or trust it with `gemini`";
+    if (exitCode !== AUTH_EXIT) return undefined;
+    const words = said.split("\n").find((line) => line.trim() !== "");
+    return `Gemini CLI could not authenticate (exit ${AUTH_EXIT}${words ? `: ${oneLine(words, 200)}` : ""}): ${geminiSpec.authHelp}`;
+  },
   readiness: geminiReadiness,
   parse(output): ParsedSession {
     const doc = lastJsonDocument(output);
