@@ -7,6 +7,10 @@ import { adapterSuite } from "./suite.js";
 
 const fakes = installFakes();
 
+/** The claude adapter with `sh -c script` in place of the CLI: a real process that says what Claude Code says. */
+const claudePlayedBy = (script: string) =>
+  createCliAdapter({ ...claudeSpec, bin: "sh", args: () => ["-c", `cat >/dev/null; ${script}`] }, config());
+
 describe("claude adapter", () => {
   adapterSuite(fakes, {
     name: "claude",
@@ -96,16 +100,8 @@ describe("claude adapter", () => {
   });
 
   it("a refusal on stderr with no JSON: the error carries its words and the run pauses instead of escalating", async () => {
-    const refusing = createCliAdapter(
-      {
-        ...claudeSpec,
-        bin: "sh",
-        args: () => [
-          "-c",
-          "cat >/dev/null; echo '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons' >&2; exit 1",
-        ],
-      },
-      config(),
+    const refusing = claudePlayedBy(
+      "echo '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons' >&2; exit 1",
     );
     const result = await refusing.run(request(fakes, refusing));
     assert.equal(
@@ -120,17 +116,13 @@ describe("claude adapter", () => {
   });
 
   it("a 401 in its JSON result is an authentication problem that names what to do", async () => {
-    const rejected = createCliAdapter(
-      {
-        ...claudeSpec,
-        bin: "sh",
-        args: () => [
-          "-c",
-          `cat >/dev/null; echo '${JSON.stringify({ type: "result", subtype: "success", is_error: true, api_error_status: 401, result: "Invalid API key · Please run /login" })}'; exit 1`,
-        ],
-      },
-      config(),
-    );
+    const said = {
+      type: "result",
+      is_error: true,
+      api_error_status: 401,
+      result: "Invalid API key · Please run /login",
+    };
+    const rejected = claudePlayedBy(`echo '${JSON.stringify(said)}'; exit 1`);
     const result = await rejected.run(request(fakes, rejected));
     assert.match(
       result.setupProblem ?? "",
