@@ -57,8 +57,9 @@ export const isRoot = process.getuid?.() === 0;
 
 /** Why a mode cannot run here, or false. */
 export async function unavailable(mode: Mode): Promise<string | false> {
-  if (mode.user === "nobody" && !isRoot) return "not root: cannot switch to an unprivileged user";
-  if (mode.user === "nobody" && spawnSync("setpriv", ["--help"]).status !== 0) return "setpriv not found";
+  // Not root, this process already is an unprivileged user: those modes run as it.
+  if (mode.user === "nobody" && isRoot && spawnSync("setpriv", ["--help"]).status !== 0)
+    return "setpriv not found";
   if (mode.user === "root" && !isRoot) return "not running as root";
   if (mode.sandbox === "bwrap") {
     const support = await sandboxSupport();
@@ -91,15 +92,15 @@ export async function runRealCli(cli: RealCli, server: ModelServer, mode: Mode):
     XDG_STATE_HOME: join(home, ".local", "state"),
     PATH: `${join(REPO, "node_modules", ".bin")}:${env.PATH ?? ""}`,
   });
-  if (mode.user === "nobody") {
+  const switchUser = mode.user === "nobody" && isRoot;
+  if (switchUser) {
     for (const dir of [root, home]) chownTree(dir, NOBODY);
   }
   server.setFault(mode.fault);
   const before = server.requests.length;
-  const prefix =
-    mode.user === "nobody"
-      ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--inh-caps=-all"]
-      : [];
+  const prefix = switchUser
+    ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--inh-caps=-all"]
+    : [];
   const result = await run([...prefix, process.execPath, CLI, "run", "--feature", "f"], root, env);
   server.setFault(undefined);
   const requests = server.requests.slice(before).filter((r) => r.provider === PROVIDER[cli]);
