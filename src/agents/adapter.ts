@@ -47,6 +47,29 @@ export interface AgentResult {
   finalMessage?: string;
   /** The session failed on a rate limit or quota (HTTP 429, "overloaded", ...): worth retrying later. */
   rateLimited?: boolean;
+  /**
+   * The session failed on something no retry and no higher tier changes (a rejected key, no login, a refused
+   * setup): what failed and what to do. The run pauses on it instead of escalating.
+   */
+  setupProblem?: string;
+}
+
+/** What the pre-flight knows about the machine when it asks an adapter whether its sessions can work. */
+export interface ReadinessContext {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** Whether the run's sessions will run inside gantry's sandbox (agent.sandbox and bwrap working). */
+  sandboxed: boolean;
+  /** Whether gantry runs as root (uid 0). */
+  root: boolean;
+  /** The models the run may use, one per tier. */
+  models: string[];
+}
+
+/** One thing the pre-flight found: `broken` stops the run before any session (exit 2). */
+export interface ReadinessFinding {
+  kind: "ok" | "warning" | "broken";
+  text: string;
 }
 
 /** One coding agent CLI. Adapters are registered by name; plugins may add more. */
@@ -58,5 +81,7 @@ export interface AgentAdapter {
   readonly versionArgs?: readonly string[];
   /** The model this adapter runs for a tier, from `agent.models.<name>.<tier>`, or its own default. */
   modelFor(tier: string): string;
+  /** Checks that answer offline whether sessions can work here (login, root, trust, sandbox, models). */
+  readiness?(context: ReadinessContext): Promise<ReadinessFinding[]>;
   run(request: AgentRequest): Promise<AgentResult>;
 }

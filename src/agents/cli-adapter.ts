@@ -3,8 +3,16 @@ import type { CostBasis } from "../model/agent.js";
 import { execCommand } from "../process/executor.js";
 import { shellQuote } from "../util/shell-quote.js";
 import { oneLine } from "../util/text.js";
-import type { AgentAdapter, AgentRequest, AgentResult, TokenUsage } from "./adapter.js";
+import type {
+  AgentAdapter,
+  AgentRequest,
+  AgentResult,
+  ReadinessContext,
+  ReadinessFinding,
+  TokenUsage,
+} from "./adapter.js";
 import { sessionExecOptions } from "./command.js";
+import { looksLikeAuthFailure, stderrWords } from "./failure.js";
 import { looksRateLimited } from "./output.js";
 
 /** Tokens one model used in a session; `model` is absent when the CLI does not say (then it is the request's). */
@@ -20,6 +28,8 @@ export interface ParsedSession {
   costUsd?: number;
   /** The CLI said the session failed even though it may have exited 0. */
   error?: string;
+  /** The failure is in the setup (its sandbox, its config), not the story: no tier will do better. */
+  setupProblem?: string;
 }
 
 /** One coding-agent CLI: how to call it non-interactively and how to read what it printed. */
@@ -33,6 +43,13 @@ export interface CliSpec {
   /** Whether the prompt is written to standard input (otherwise stdin is closed at once). */
   promptOnStdin: boolean;
   parse(output: string): ParsedSession;
+  /** Variables the session gets besides the GANTRY_* ones (e.g. telling the CLI it is sandboxed). */
+  env?(request: AgentRequest): Record<string, string>;
+  /** A failure in the CLI's words (stderr, its error) that is a setup problem: what to do about it. */
+  setupProblem?(said: string, exitCode: number | null): string | undefined;
+  /** What a person does when the CLI could not authenticate. */
+  authHelp?: string;
+  readiness?(context: ReadinessContext): Promise<ReadinessFinding[]>;
 }
 
 const OUTPUT_TAIL = 4 * 1024 * 1024;
@@ -47,9 +64,12 @@ export function createCliAdapter(spec: CliSpec, config: Config): AgentAdapter {
     bin: spec.bin,
     versionArgs: ["--version"],
     modelFor: (tier) => models[tier] ?? defaults[tier] ?? spec.defaultModels.balanced,
+    ...(spec.readiness ? { readiness: spec.readiness } : {}),
     async run(request: AgentRequest): Promise<AgentResult> {
+      const options = sessionExecOptions(request);
       const result = await execCommand({
-        ...sessionExecOptions(request),
+        ...options,
+        env: { ...options.env, ...spec.env?.(request) },
         command: commandLine(spec.bin, spec.args(request)),
         ...(spec.promptOnStdin ? { input: request.prompt } : {}),
         tailBytes: OUTPUT_TAIL,
@@ -57,6 +77,8 @@ export function createCliAdapter(spec: CliSpec, config: Config): AgentAdapter {
       const parsed = safeParse(spec, result.output);
       const tokens = sumUsage(parsed.usage);
       const cost = sessionCost(parsed, request.model, config.agent.prices);
+      // With no error of its own in the output, the CLI's standard error says why it stopped.
+      const said = parsed.error ?? (result.exitCode !== 0 ? stderrWords(result.stderrTail) : undefined);
       const error = result.timedOut
         ? `${spec.name} did not finish within ${Math.round(request.timeoutMs / 1000)} s and was killed`
         : result.aborted
@@ -66,7 +88,7 @@ export function createCliAdapter(spec: CliSpec, config: Config): AgentAdapter {
             : result.exitCode === 127
               ? `${spec.bin} is not on PATH (exit code 127); install it or choose another agent.default`
               : result.exitCode !== 0
-                ? `${spec.name} exited with code ${result.exitCode ?? result.signal}${parsed.error ? `: ${oneLine(parsed.error, 300)}` : ""}`
+                ? `${spec.name} exited with code ${result.exitCode ?? result.signal}${said ? `: ${oneLine(said, 400)}` : ""}`
                 : parsed.error
                   ? `${spec.name} reported an error: ${oneLine(parsed.error, 300)}`
                   : undefined;
@@ -77,6 +99,10 @@ export function createCliAdapter(spec: CliSpec, config: Config): AgentAdapter {
         looksRateLimited(
           `${parsed.error ?? ""}\n${result.stderrTail.slice(-8192)}\n${result.output.slice(-8192)}`,
         );
+      const setupProblem =
+        error === undefined || result.timedOut || result.aborted
+          ? undefined
+          : setupProblemOf(spec, parsed, `${said ?? ""}\n${result.stderrTail.slice(-8192)}`, result.exitCode);
       return {
         exitCode: result.exitCode,
         timedOut: result.timedOut,
@@ -88,10 +114,26 @@ export function createCliAdapter(spec: CliSpec, config: Config): AgentAdapter {
         ...(error ? { error } : {}),
         ...(tokens ? { tokens } : {}),
         ...(parsed.finalMessage !== undefined ? { finalMessage: parsed.finalMessage } : {}),
-        ...(rateLimited ? { rateLimited } : {}),
+        ...(rateLimited && !setupProblem ? { rateLimited } : {}),
+        ...(setupProblem ? { setupProblem } : {}),
       };
     },
   };
+}
+
+/** A failed session's cause when it is the setup's: the CLI's own verdict, a refused key, or its config. */
+function setupProblemOf(
+  spec: CliSpec,
+  parsed: ParsedSession,
+  said: string,
+  exitCode: number | null,
+): string | undefined {
+  if (parsed.setupProblem) return parsed.setupProblem;
+  const own = spec.setupProblem?.(said, exitCode);
+  if (own) return own;
+  if (!looksLikeAuthFailure(`${parsed.error ?? ""}\n${said}`)) return undefined;
+  const words = oneLine(parsed.error ?? stderrWords(said) ?? "authentication failed", 300);
+  return `${spec.name} could not authenticate (${words}): ${spec.authHelp ?? `log in to ${spec.bin} or set its API key`}`;
 }
 
 /** A parser that throws on output it did not expect must not lose the session's result. */

@@ -18,6 +18,7 @@ export const opencodeSpec: CliSpec = {
   },
   promptOnStdin: true,
   args: (request) => ["run", "--format", "json", "--model", request.model],
+  authHelp: "run `opencode auth login`, or set the provider's API key (ANTHROPIC_API_KEY for anthropic/...)",
   parse(output): ParsedSession {
     let finalMessage: string | undefined;
     const usage: ModelUsage[] = [];

@@ -8,13 +8,14 @@ import { programProblem } from "../process/command-word.js";
 import { execCommand } from "../process/executor.js";
 import { shellQuote } from "../util/shell-quote.js";
 import { oneLine } from "../util/text.js";
-import type { AgentAdapter } from "./adapter.js";
+import type { AgentAdapter, ReadinessFinding } from "./adapter.js";
+import { withoutLines } from "./ask-cli.js";
 
 export const VERSION_TIMEOUT_MS = 10_000;
 
 export type AgentProbe =
-  /** It can start; `detail` says what was found (the version line, the command). */
-  | { kind: "ready"; detail: string }
+  /** It can start; `detail` says what was found (the version line, the command), `checks` the rest. */
+  | { kind: "ready"; detail: string; checks?: ReadinessFinding[] }
   /** It may start, but could not be confirmed (a slow `--version`); the run goes on. */
   | { kind: "unconfirmed"; detail: string }
   /** It cannot start: `where` is the config key at fault, `problem` what the shell said. */
@@ -28,6 +29,8 @@ export async function probeAgent(
   timeoutMs = VERSION_TIMEOUT_MS,
   /** How a program is looked up (the pre-flight's shares one shell among its lookups). */
   lookUp = (command: string) => programProblem(command, cwd, env),
+  /** Ask the adapter's offline checks too (login, root, trust, models), for a run sandboxed or not. */
+  readiness?: { sandboxed: boolean },
 ): Promise<AgentProbe> {
   if (adapter.name === "command") {
     const run = config.agent.command?.run;
@@ -81,7 +84,26 @@ export async function probeAgent(
       problem: `"${adapter.name}" cannot start: ${shown} failed: ${oneLine(why, 300)}${hint}`,
     };
   }
-  return { kind: "ready", detail: said[0] ? oneLine(said[0], 120) : `${shown}: ok` };
+  // A warning on stderr (Codex's about its helper aliases) is not the version.
+  const version = lines(withoutLines(result.output, result.stderrTail));
+  const detail = version[0] ? oneLine(version[0], 120) : `${shown}: ok`;
+  if (!readiness || !adapter.readiness) return { kind: "ready", detail };
+  const checks = await adapter.readiness({
+    cwd,
+    env,
+    sandboxed: readiness.sandboxed,
+    root: process.getuid?.() === 0,
+    models: [...new Set(config.routing.tiers.map((tier) => adapter.modelFor(tier)))],
+  });
+  const broken = checks.filter((c) => c.kind === "broken");
+  if (broken.length > 0) {
+    return {
+      kind: "broken",
+      where: "agent.default",
+      problem: `"${adapter.name}" sessions would fail: ${broken.map((c) => c.text).join("; ")}`,
+    };
+  }
+  return { kind: "ready", detail, checks };
 }
 
 /** The line that says what went wrong: the last one naming an error, else the last one. */

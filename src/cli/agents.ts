@@ -2,7 +2,7 @@ import { probeAgent } from "../agents/probe.js";
 import { AgentRegistry } from "../agents/registry.js";
 import { loadConfig } from "../config/loader.js";
 import { findOnPath as findExecutable } from "../process/find-executable.js";
-import { sandboxStatusLine } from "../process/sandbox.js";
+import { sandboxStatusLine, sandboxSupport } from "../process/sandbox.js";
 import { projectRoot } from "./project.js";
 
 interface AgentInfo {
@@ -17,6 +17,8 @@ interface AgentInfo {
   command?: string | null;
   models: Record<string, string>;
   ready: boolean;
+  /** For agent.default: what its offline checks found (login, root, trust, sandbox, models). */
+  checks?: string[];
 }
 
 /**
@@ -52,9 +54,29 @@ export async function agentsCommand(options: {
         };
       }
       const path = findOnPath(adapter.bin);
-      const probe = path ? await probeAgent(adapter, config, root) : undefined;
+      const sandboxed = config.agent.sandbox !== "off" && (await sandboxSupport()).works;
+      const readiness = isDefault ? { sandboxed } : undefined;
+      const probe = path
+        ? await probeAgent(adapter, config, root, process.env, undefined, undefined, readiness)
+        : undefined;
       const version = probe?.kind === "ready" ? probe.detail : null;
-      return { name, default: isDefault, bin: adapter.bin, path, version, models, ready: path !== null };
+      const checks =
+        probe?.kind === "ready"
+          ? (probe.checks ?? []).map((c) => `${c.kind === "warning" ? "warning: " : ""}${c.text}`)
+          : probe?.kind === "broken" && isDefault
+            ? [`broken: ${probe.problem}`]
+            : [];
+      const ready = path !== null && probe?.kind !== "broken";
+      return {
+        name,
+        default: isDefault,
+        bin: adapter.bin,
+        path,
+        version,
+        models,
+        ready: isDefault ? ready : path !== null,
+        ...(checks.length > 0 ? { checks } : {}),
+      };
     }),
   );
   const exitCode = infos.find((i) => i.default)?.ready === false ? 1 : 0;
@@ -76,6 +98,7 @@ export async function agentsCommand(options: {
       .map(([tier, model]) => `${tier}=${model}`)
       .join(" ");
     write(`${mark} ${info.name.padEnd(9)} ${where}\n            models: ${models}\n`);
+    for (const check of info.checks ?? []) write(`            ${check}\n`);
   }
   write(`\n* agent.default (${config.agent.default})\n${sandbox}\n`);
   return exitCode;

@@ -122,10 +122,17 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
           `unknown agent "${name}"; expected one of ${registry.names().join(", ")}`,
         );
       }
-      const probe = await probeAgent(registry.create(name, config), config, root, env, undefined, lookUp);
+      const mode = config.agent.sandbox;
+      const sandboxed = mode !== "off" && (await sandboxSupport(env)).works;
+      const adapter = registry.create(name, config);
+      const probe = await probeAgent(adapter, config, root, env, undefined, lookUp, { sandboxed });
       if (probe.kind === "broken") throw new InputError(configFile, probe.where, probe.problem);
       if (probe.kind === "unconfirmed") found.warnings.push(`warning: agent ${name}: ${probe.detail}`);
       else found.passed.push(`agent ${name}: ${probe.detail}`);
+      for (const c of probe.kind === "ready" ? (probe.checks ?? []) : []) {
+        if (c.kind === "warning") found.warnings.push(`warning: agent ${name}: ${c.text}`);
+        else found.passed.push(`agent ${name}: ${c.text}`);
+      }
     });
     return [loading, agent];
   })();

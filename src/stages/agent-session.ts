@@ -90,6 +90,8 @@ export async function runAgentSession(
     run.bus.emit("run:cost-check", { costUsd: run.cost.usd, limitUsd: run.config.execution.costLimitUsd });
     if (result.aborted) return { kind: "paused", reason: "interrupted" };
     if (!result.error) return { kind: "done", result, marker };
+    // A rejected key or a refused setup fails every tier alike: the run pauses for a person instead.
+    if (result.setupProblem) return { kind: "paused", reason: result.setupProblem };
     if (!result.rateLimited) return { kind: "error", reason: result.error, result };
     if (retry >= retries) {
       const tries = retries === 0 ? "" : ` (tried ${retries + 1} times)`;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createCodexAdapter } from "../../src/agents/codex.js";
+import { codexSpec, createCodexAdapter } from "../../src/agents/codex.js";
 import { calls, config, installFakes, request, reset } from "./harness.js";
 import { adapterSuite } from "./suite.js";
 
@@ -10,7 +10,7 @@ describe("codex adapter", () => {
   adapterSuite(fakes, {
     name: "codex",
     create: createCodexAdapter,
-    defaults: { fast: "gpt-5.4-mini", balanced: "gpt-5.4", powerful: "gpt-5.5" },
+    defaults: { fast: "gpt-6-luna", balanced: "gpt-6.2-sol", powerful: "gpt-6.2-astra" },
     promptOf: (call) => call.stdin,
   });
 
@@ -22,11 +22,40 @@ describe("codex adapter", () => {
       "exec",
       "--json",
       "--model",
-      "gpt-5.4",
+      "gpt-6.2-sol",
       "--sandbox",
       "workspace-write",
       "-",
     ]);
+  });
+
+  it("inside gantry's sandbox, turns Codex's own off (it cannot nest there)", async () => {
+    reset(fakes);
+    const a = createCodexAdapter(config());
+    await a.run(request(fakes, a, { sandbox: ["env", "--"] }));
+    assert.deepEqual(calls(fakes)[0]?.argv.slice(4, 6), ["--sandbox", "danger-full-access"]);
+  });
+
+  it("says a failed turn's error once, not once per event that repeats it", () => {
+    const said = [
+      '{"type":"error","message":"unexpected status 401 Unauthorized: bad key"}',
+      '{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized: bad key"}}',
+    ].join("\n");
+    assert.equal(codexSpec.parse(said).error, "unexpected status 401 Unauthorized: bad key");
+  });
+
+  it("a command its own sandbox could not start is a setup problem, though Codex exits 0", () => {
+    const said = [
+      '{"type":"item.completed","item":{"id":"item_0","type":"command_execution","command":"cat a","aggregated_output":"bwrap: setting up uid map: Operation not permitted\\n","exit_code":1,"status":"failed"}}',
+      '{"type":"item.completed","item":{"id":"item_1","type":"agent_message","text":"done"}}',
+      '{"type":"turn.completed","usage":{"input_tokens":10,"output_tokens":2}}',
+    ].join("\n");
+    const parsed = codexSpec.parse(said);
+    assert.match(
+      parsed.setupProblem ?? "",
+      /Codex's own sandbox could not run a command \(bwrap: setting up uid map/,
+    );
+    assert.equal(parsed.error, parsed.setupProblem);
   });
 
   it("reads the last agent message and turn usage; no reported cost is unknown without a price", async () => {
@@ -43,7 +72,7 @@ describe("codex adapter", () => {
   it("estimates the cost from agent.prices", async () => {
     reset(fakes);
     const a = createCodexAdapter(
-      config({ agent: { prices: { "gpt-5.4": { inputPerMTok: 1.25, outputPerMTok: 10 } } } }),
+      config({ agent: { prices: { "gpt-6.2-sol": { inputPerMTok: 1.25, outputPerMTok: 10 } } } }),
     );
     const result = await a.run(request(fakes, a));
     assert.equal(result.costBasis, "estimated");

@@ -14,7 +14,7 @@ describe("gemini adapter", () => {
     promptOf: (call) => call.stdin,
   });
 
-  it("builds gemini with JSON output, the model and the yolo approval mode", async () => {
+  it("builds gemini with JSON output, the model, the yolo approval mode and the folder trusted for the session", async () => {
     reset(fakes);
     const a = createGeminiAdapter(config());
     await a.run(request(fakes, a));
@@ -25,6 +25,7 @@ describe("gemini adapter", () => {
       "flash",
       "--approval-mode",
       "yolo",
+      "--skip-trust",
     ]);
   });
 

@@ -78,4 +78,55 @@ describe("can the agent start", () => {
       detail: "runs: node agent.mjs",
     });
   });
+
+  it("a warning on stderr before the version is not taken for the version", async () => {
+    fake(
+      "codex",
+      'echo "WARNING: proceeding, even though we could not create PATH aliases" >&2; echo "codex-cli 0.171.0"',
+    );
+    assert.deepEqual(await probe("codex"), { kind: "ready", detail: "codex-cli 0.171.0" });
+  });
+
+  it("with the readiness checks: root outside gantry's sandbox and no login stop Claude Code before any session", async () => {
+    fake(
+      "claude",
+      'if [ "$1" = auth ]; then echo \'{"loggedIn": false, "authMethod": "none"}\'; exit 1; fi; echo "2.1.332 (Claude Code)"',
+    );
+    const config = ConfigSchema.parse({ agent: { default: "claude" } });
+    const adapter = new AgentRegistry().create("claude", config);
+    const bare: NodeJS.ProcessEnv = { ...env };
+    for (const key of ["ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_USE_BEDROCK", "CLAUDE_CODE_USE_VERTEX"])
+      delete bare[key];
+    const found = await probeAgent(adapter, config, dir, bare, undefined, undefined, { sandboxed: false });
+    assert.equal(found.kind, "broken");
+    const problem = found.kind === "broken" ? found.problem : "";
+    assert.match(problem, /`claude auth status` says not logged in: run `claude auth login`/);
+    if (process.getuid?.() === 0) assert.match(problem, /runs as root without gantry's sandbox/);
+    fake(
+      "claude",
+      'if [ "$1" = auth ]; then echo \'{"loggedIn": true, "apiKeySource": "ANTHROPIC_API_KEY"}\'; exit 0; fi; echo "2.1.332"',
+    );
+    const sandboxed = await probeAgent(adapter, config, dir, bare, undefined, undefined, { sandboxed: true });
+    assert.equal(sandboxed.kind, "ready");
+    const checks = sandboxed.kind === "ready" ? (sandboxed.checks ?? []).map((c) => c.text) : [];
+    assert.ok(checks.includes("logged in (ANTHROPIC_API_KEY)"), checks.join("; "));
+  });
+
+  it("Gemini with GOOGLE_GEMINI_BASE_URL and no auth type in its settings: broken, naming the setting", async () => {
+    fake("gemini", 'echo "0.61.0"');
+    const home = join(dir, "gemini-home");
+    mkdirSync(home, { recursive: true });
+    const config = ConfigSchema.parse({ agent: { default: "gemini" } });
+    const adapter = new AgentRegistry().create("gemini", config);
+    const withUrl = { ...env, HOME: home, GOOGLE_GEMINI_BASE_URL: "http://127.0.0.1:1", GEMINI_API_KEY: "k" };
+    const found = await probeAgent(adapter, config, dir, withUrl, undefined, undefined, { sandboxed: true });
+    assert.match(found.kind === "broken" ? found.problem : "", /security\.auth\.selectedType/);
+    mkdirSync(join(home, ".gemini"), { recursive: true });
+    writeFileSync(
+      join(home, ".gemini", "settings.json"),
+      '{"security":{"auth":{"selectedType":"gemini-api-key"}}}',
+    );
+    const fixed = await probeAgent(adapter, config, dir, withUrl, undefined, undefined, { sandboxed: true });
+    assert.equal(fixed.kind, "ready");
+  });
 });

@@ -36,14 +36,17 @@ describe("gantry agents", () => {
       report.agents.map((a: { name: string }) => a.name),
       ["command", "claude", "codex", "gemini", "aider", "opencode"],
     );
-    const codex = report.agents.find((a: { name: string }) => a.name === "codex");
+    const { checks, ...codex } = report.agents.find((a: { name: string }) => a.name === "codex");
+    // The default agent's offline checks: the fake answers `codex login status` with exit 0.
+    assert.equal(checks[0], "logged in");
+    assert.match(checks[1], /Codex's own sandbox (off|on)/);
     assert.deepEqual(codex, {
       name: "codex",
       default: true,
       bin: "codex",
       path: join(fakes.bin, "codex"),
       version: "codex 9.9.9-fake",
-      models: { fast: "my-mini", balanced: "gpt-5.4", powerful: "gpt-5.5" },
+      models: { fast: "my-mini", balanced: "gpt-6.2-sol", powerful: "gpt-6.2-astra" },
       ready: true,
     });
     const command = report.agents.find((a: { name: string }) => a.name === "command");

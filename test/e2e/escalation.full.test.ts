@@ -30,6 +30,10 @@ if (args[0] === "--version") {
   process.stdout.write("9.9.9 (Claude Code, fake)\\n");
   process.exit(0);
 }
+if (args[0] === "auth") {
+  process.stdout.write(JSON.stringify({ loggedIn: true, authMethod: "fake" }) + "\\n");
+  process.exit(0);
+}
 const dir = process.env.FAKE_CLAUDE_DIR;
 const plan = JSON.parse(readFileSync(join(dir, "plan.json"), "utf8"));
 const model = args[args.indexOf("--model") + 1];

@@ -16,6 +16,10 @@ if (args[0] === "--version") {
   process.stdout.write("2.0.0 (Claude Code, fake)\\n");
   process.exit(0);
 }
+if (args[0] === "auth") {
+  process.stdout.write(JSON.stringify({ loggedIn: true, authMethod: "fake" }) + "\\n");
+  process.exit(0);
+}
 const prompt = readFileSync(0, "utf8");
 appendFileSync(process.env.FAKE_CLAUDE_LOG, JSON.stringify({ argv: args, story: process.env.GANTRY_STORY_ID, promptChars: prompt.length }) + "\\n");
 mkdirSync("src", { recursive: true });

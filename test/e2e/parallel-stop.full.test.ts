@@ -108,7 +108,7 @@ describe("gantry run --parallel: Ctrl-C and the cost cap stop every worker", { t
     const bin = mkdtempSync(join(tmpdir(), "gantry-parallel-cost-bin-"));
     writeFileSync(
       join(bin, "claude"),
-      `#!/bin/sh\n[ "$1" = --version ] && { echo "9.9.9 (Claude Code, fake)"; exit 0; }\nexec node ${JSON.stringify(SCRIPTED)}\n`,
+      `#!/bin/sh\n[ "$1" = --version ] && { echo "9.9.9 (Claude Code, fake)"; exit 0; }\n[ "$1" = auth ] && { echo '{"loggedIn": true}'; exit 0; }\nexec node ${JSON.stringify(SCRIPTED)}\n`,
     );
     chmodSync(join(bin, "claude"), 0o755);
     const result = (story: string) =>
@@ -153,6 +153,8 @@ describe("gantry run --parallel: Ctrl-C and the cost cap stop every worker", { t
       env: {
         SCRIPTED_AGENT_HOME: home,
         SCRIPTED_AGENT_SH_TIMEOUT_MS: "130000",
+        // Sandbox off as root: Claude Code runs only where the environment says it is sandboxed.
+        IS_SANDBOX: "1",
         PATH: `${bin}${delimiter}${process.env.PATH ?? ""}`,
       },
       timeoutMs: 300_000,
