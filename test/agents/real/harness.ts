@@ -90,7 +90,8 @@ export async function runRealCli(cli: RealCli, server: ModelServer, mode: Mode):
   Object.assign(env, pointAt(cli, server.url, home), {
     HOME: home,
     XDG_STATE_HOME: join(home, ".local", "state"),
-    PATH: `${join(REPO, "node_modules", ".bin")}:${env.PATH ?? ""}`,
+    // OpenCode's binary package itself: the opencode-ai wrapper names platform packages the registry lacks, which npm ci cannot lock.
+    PATH: `${join(REPO, "node_modules", ".bin")}:${join(REPO, "node_modules", "opencode-linux-x64", "bin")}:${env.PATH ?? ""}`,
   });
   const switchUser = mode.user === "nobody" && isRoot;
   if (switchUser) {
