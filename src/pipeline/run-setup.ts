@@ -88,8 +88,14 @@ export async function createRunContext(
     logger.warn({ sandbox: config.agent.sandbox }, sandbox.warning);
     setup.warn(sandbox.warning);
   }
-  if (sandbox.kind === "sandboxed")
+  if (sandbox.kind === "sandboxed") {
     logger.info({ sandbox: sandbox.wrapper }, "agent sessions run under bwrap");
+    if (sandbox.judgingWarning) {
+      logger.warn({ sandbox: config.agent.sandbox }, sandbox.judgingWarning);
+      setup.warn(sandbox.judgingWarning);
+    } else
+      logger.info({ judging: sandbox.judging }, "judging commands run under bwrap over a throw-away layer");
+  }
   const bus = createEventBus({
     runId,
     flushTimeoutMs: flushTimeout(config),
@@ -147,6 +153,9 @@ export async function createRunContext(
     plugins,
     redact,
     ...(sandbox.kind === "sandboxed" ? { sandbox: sandbox.wrapper } : {}),
+    ...(sandbox.kind === "sandboxed" && sandbox.judging
+      ? { judging: { programs: sandbox.judging, repository: root } }
+      : {}),
   };
   return { run, control, closeLog: () => logger.flush() };
 }

@@ -2,8 +2,10 @@ import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { execCommand } from "./executor.js";
-import { findOnPath } from "./find-executable.js";
+import type { JudgingPrograms } from "./judging-sandbox.js";
+import { judgingSupport } from "./judging-support.js";
 import { gantryStateDirectory } from "./state-directory.js";
+import { trustedProgram } from "./system-program.js";
 import { confine, scopeOf } from "./wrapper-scope.js";
 
 export type SandboxMode = "auto" | "bwrap" | "off";
@@ -99,19 +101,22 @@ export interface SandboxSupport {
 const TRIAL_TIMEOUT_MS = 10_000;
 const support = new Map<string, Promise<SandboxSupport>>();
 
-/** Whether bwrap exists on PATH and a trial run with the session's isolation works here; asked once per PATH. */
+/**
+ * Whether bwrap exists in a PATH entry no session can write (system-program.ts) and a trial run with the
+ * session's isolation works here; asked once per PATH and home.
+ */
 export function sandboxSupport(env: NodeJS.ProcessEnv = process.env): Promise<SandboxSupport> {
-  const path = env.PATH ?? "";
-  let answer = support.get(path);
+  const key = `${env.PATH ?? ""}\0${env.HOME ?? ""}\0${env.TMPDIR ?? ""}`;
+  let answer = support.get(key);
   if (!answer) {
-    answer = trial(path);
-    support.set(path, answer);
+    answer = trial(env);
+    support.set(key, answer);
   }
   return answer;
 }
 
-async function trial(path: string): Promise<SandboxSupport> {
-  const bwrap = findOnPath("bwrap", path);
+async function trial(env: NodeJS.ProcessEnv): Promise<SandboxSupport> {
+  const bwrap = trustedProgram("bwrap", env);
   if (!bwrap) return { works: false, reason: "bwrap not found" };
   const result = await execCommand({
     command: "true",
@@ -133,8 +138,11 @@ async function trial(path: string): Promise<SandboxSupport> {
 
 /** How the run's sessions are sandboxed, decided once at the start of a run from `agent.sandbox`. */
 export type SandboxDecision =
-  /** Sessions run under this wrapper (bwrap's command line, up to `--`). */
-  | { kind: "sandboxed"; wrapper: readonly string[] }
+  /**
+   * Sessions run under this wrapper (bwrap's command line, up to `--`); judging commands under
+   * judging-sandbox.ts's with `judging`, or unsandboxed with `judgingWarning` said once when that cannot work here.
+   */
+  | { kind: "sandboxed"; wrapper: readonly string[]; judging?: JudgingPrograms; judgingWarning?: string }
   /** Sessions run unsandboxed; `warning` is said once for the run when the user did not ask for that. */
   | { kind: "unsandboxed"; warning?: string }
   /** `bwrap` was required and does not work: the run must not start. */
@@ -151,7 +159,11 @@ export async function decideSandbox(
     // Made now, so it is hidden even when the run writes its first key only after sessions have begun.
     mkdirSync(gantryStateDirectory(env), { recursive: true, mode: 0o700 });
     mkdirSync(join(root, ".gantry", "serve"), { recursive: true, mode: 0o700 });
-    return { kind: "sandboxed", wrapper: bwrapArgs(sandboxLayout(root, env), found.bwrap) };
+    const wrapper = bwrapArgs(sandboxLayout(root, env), found.bwrap);
+    const judging = await judgingSupport(found.bwrap, env);
+    if (judging.works) return { kind: "sandboxed", wrapper, judging: judging.programs };
+    const judgingWarning = `gantry: judging commands cannot be sandboxed here (${judging.reason}): tests, lint and checks run unsandboxed`;
+    return { kind: "sandboxed", wrapper, judgingWarning };
   }
   const reason = found.reason ?? "bwrap does not work here";
   if (mode === "bwrap") return { kind: "unavailable", reason };

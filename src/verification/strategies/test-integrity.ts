@@ -198,6 +198,7 @@ async function changedFileCounts(ctx: StoryWork, files: string[]): Promise<FileC
     budgetMs: run.config.quality.timeoutSeconds * 1000,
     env: testEnvironment(process.env, run.config.quality.stripEnv),
     signal: run.signal,
+    ...(run.judging ? { judging: run.judging } : {}),
   });
   const over = files.slice(limit).map((file) => ({
     file,
