@@ -50,6 +50,14 @@ const reporterEntry = z.union([
 
 export const TierModels = z.record(z.string(), z.string());
 
+const writableDirs = z
+  .array(z.string().min(1))
+  .optional()
+  .describe(
+    "files and folders in the home (~/...) the agent CLI writes under the sandbox, besides its defaults; the rest of the home is read-only to sessions",
+  );
+const agentOwnState = z.strictObject({ writableDirs }).optional();
+
 export const ConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -66,8 +74,14 @@ export const ConfigSchema = z
         command: z
           .strictObject({
             run: z.string().min(1).describe("run through /bin/sh -c with the prompt on stdin"),
+            writableDirs,
           })
           .optional(),
+        claude: agentOwnState,
+        codex: agentOwnState,
+        gemini: agentOwnState,
+        opencode: agentOwnState,
+        aider: agentOwnState,
         models: z.record(z.string(), TierModels).default({}),
         prices: z
           .record(

@@ -20,6 +20,7 @@ import { readOnlyTree } from "../process/read-only-tree.js";
 import { decideSandbox } from "../process/sandbox.js";
 import { writeFileAtomic, writeJsonAtomic } from "../util/atomic-write.js";
 import { newRunId } from "./run-setup.js";
+import { sessionHomeOf } from "./session-home-of.js";
 
 export interface PlanOptions {
   root: string;
@@ -49,7 +50,7 @@ export async function planFeature(options: PlanOptions): Promise<number> {
   const before = existsSync(options.prdPath) ? readFileSync(options.prdPath) : undefined;
   const existing = before ? parsedDocument(options.prdPath, options.display) : undefined;
   const agent = await createAgent(config, root);
-  const sandbox = await decideSandbox(config.agent.sandbox, root);
+  const sandbox = await decideSandbox(config.agent.sandbox, root, process.env, sessionHomeOf(config));
   if (sandbox.kind === "unavailable") {
     throw new InputError(
       ".gantry/config.json",

@@ -20,6 +20,7 @@ import type { RunContext, RunRequests } from "../stages/context.js";
 import { createRunLogger } from "../subscribers/run-log.js";
 import { createRedactor } from "../util/redact.js";
 import { secretValues } from "../verification/env.js";
+import { sessionHomeOf } from "./session-home-of.js";
 
 export interface RunSetup {
   root: string;
@@ -68,7 +69,7 @@ export async function createRunContext(
     }
   });
   const agent = registry.create(config.agent.default, config);
-  const sandbox = await decideSandbox(config.agent.sandbox, root);
+  const sandbox = await decideSandbox(config.agent.sandbox, root, process.env, sessionHomeOf(config));
   if (sandbox.kind === "unavailable") {
     throw new InputError(
       ".gantry/config.json",
@@ -153,6 +154,7 @@ export async function createRunContext(
     plugins,
     redact,
     ...(sandbox.kind === "sandboxed" ? { sandbox: sandbox.wrapper } : {}),
+    ...(sandbox.kind === "sandboxed" && sandbox.session ? { sessionHome: sandbox.session } : {}),
     ...(sandbox.kind === "sandboxed" && sandbox.judging
       ? { judging: { programs: sandbox.judging, repository: root } }
       : {}),

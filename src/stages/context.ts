@@ -13,6 +13,7 @@ import type { PluginSet } from "../plugins/types.js";
 import type { Story } from "../prd/story.js";
 import type { StoryStore } from "../prd/story-store.js";
 import type { JudgingSandbox } from "../process/judging-sandbox.js";
+import type { SessionHome } from "../process/session-home.js";
 import type { RunState } from "../runs/run-state.js";
 import type { Logger } from "../util/logger.js";
 import type { Redactor } from "../util/redact.js";
@@ -66,6 +67,8 @@ export interface RunContext {
   sandbox?: readonly string[];
   /** The sandbox judging commands run under (judging-sandbox.ts), when the run has one. */
   judging?: JudgingSandbox;
+  /** The home sessions get under the sandbox (the real one read-only), when the run has one. */
+  sessionHome?: SessionHome;
 }
 
 /** One pass of one story through the stages, at one tier. */
