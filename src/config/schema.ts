@@ -109,6 +109,13 @@ export const ConfigSchema = z
       .strictObject({
         commands: z
           .strictObject({
+            install: z
+              .string()
+              .min(1)
+              .optional()
+              .describe(
+                "installs the dependencies (npm ci, pip install -e .): run by gantry, with the network, when a story changes a manifest or lockfile",
+              ),
             test: z.string().min(1).optional(),
             testScoped: z.string().min(1).optional(),
             lint: z.string().min(1).optional(),

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { DEPENDENCY_FOLDERS } from "./dependency-folders.js";
 import { execCommand } from "./executor.js";
 import type { JudgingPrograms } from "./judging-sandbox.js";
 import { judgingSupport } from "./judging-support.js";
@@ -76,9 +77,6 @@ export function sandboxLayout(
     ...(session ? { session } : {}),
   };
 }
-
-/** The project's dependency folders, read-only to sessions when they exist before the story. */
-export const DEPENDENCY_FOLDERS = ["node_modules", ".venv", "venv"] as const;
 
 export { gantryStateDirectory };
 
