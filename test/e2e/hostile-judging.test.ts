@@ -77,8 +77,16 @@ describe("the agent's tests run as judging commands (built CLI, node's runner)",
     assert.doesNotMatch(said, /secret-sentinel|SEEN-GANTRY:[^\n]*config/);
 
     assert.deepEqual(left, [], "a process the test started outlived the run");
-    assert.equal(readFileSync(join(root, "src", "total.js"), "utf8"), TOTAL, "the tree is as the agent left it");
-    assert.equal(git(root, "show", "HEAD:src/total.js"), TOTAL, "the commit carries the code that was tested");
+    assert.equal(
+      readFileSync(join(root, "src", "total.js"), "utf8"),
+      TOTAL,
+      "the tree is as the agent left it",
+    );
+    assert.equal(
+      git(root, "show", "HEAD:src/total.js"),
+      TOTAL,
+      "the commit carries the code that was tested",
+    );
     assert.equal(readFileSync(join(root, ".gantry", "config.json"), "utf8"), configBefore);
     assert.equal(existsSync(join(home, ".npmrc")), false, "nothing planted in the home");
     assert.equal(existsSync(`/tmp/planted-${mark}`), false, "nothing planted in /tmp");

@@ -56,7 +56,7 @@ describe("gantry run --parallel: a feature branch moved by anything but gantry",
     assert.doesNotMatch(git(root, "log", "--format=%s"), /gantry\(A\)/);
     assert.equal(prdStories(root).A?.status, "failed");
     assert.match(
-      String(prdStories(root).A?.failureReason),
+      String((prdStories(root).A as { failureReason?: string } | undefined)?.failureReason),
       /feature branch moved during the run by something other than gantry/,
     );
   });
