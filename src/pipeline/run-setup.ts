@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { AgentRegistry } from "../agents/registry.js";
 import { createEventBus } from "../bus/event-bus.js";
@@ -47,7 +47,7 @@ export function newRunId(now = new Date()): string {
 /** Builds the run's shared context: run directory, log, bus, git, agent, PRD store, ledger reader, state. */
 export async function createRunContext(
   setup: RunSetup,
-): Promise<{ run: RunContext; control: RunControl; closeLog: () => void }> {
+): Promise<{ run: RunContext; control: RunControl; close: () => void }> {
   const { root, config, feature } = setup;
   const plugins = setup.plugins ?? (await loadPlugins(config, root));
   const registry = new AgentRegistry();
@@ -159,7 +159,13 @@ export async function createRunContext(
       ? { judging: { programs: sandbox.judging, repository: root } }
       : {}),
   };
-  return { run, control, closeLog: () => logger.flush() };
+  const close = () => {
+    logger.flush();
+    // The sessions' scratch home: caches only; the agent CLI's own state was bound in from the real home.
+    if (sandbox.kind === "sandboxed" && sandbox.session)
+      rmSync(sandbox.session.scratch, { recursive: true, force: true });
+  };
+  return { run, control, close };
 }
 
 /**
