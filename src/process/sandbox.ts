@@ -185,6 +185,9 @@ export async function decideSandbox(
     const judging = await judgingSupport(found.bwrap, env);
     const made = { kind: "sandboxed" as const, wrapper, ...(home ? { session: home } : {}) };
     if (judging.works) return { ...made, judging: judging.programs };
+    // Required means for everything that runs the agent's code, its tests as much as its sessions.
+    if (mode === "bwrap")
+      return { kind: "unavailable", reason: `judging commands cannot be sandboxed here: ${judging.reason}` };
     const judgingWarning = `gantry: judging commands cannot be sandboxed here (${judging.reason}): tests, lint and checks run unsandboxed`;
     return { ...made, judgingWarning };
   }

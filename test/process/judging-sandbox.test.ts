@@ -1,12 +1,20 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { execCommand } from "../../src/process/executor.js";
 import { type JudgingSandbox, judgingWrapper } from "../../src/process/judging-sandbox.js";
 import { judgingSupport } from "../../src/process/judging-support.js";
-import { sandboxSupport } from "../../src/process/sandbox.js";
+import { decideSandbox, sandboxSupport } from "../../src/process/sandbox.js";
 import { reapMarked } from "../chaos/harness.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "gantry-judging-sandbox-"));
@@ -88,5 +96,35 @@ describe("judgingWrapper, real runs", { skip }, () => {
     });
     assert.equal(result.exitCode, 0, result.output);
     assert.deepEqual(await reapMarked(mark, 2000), []);
+  });
+});
+
+describe("without setpriv", () => {
+  test('"bwrap" required refuses to run; "auto" sandboxes sessions and says judging commands run unsandboxed', {
+    skip: bwrap.works ? false : `bwrap does not work here: ${bwrap.reason}`,
+  }, async () => {
+    // A PATH entry outside /tmp and the home holding bwrap alone.
+    const bin = mkdtempSync(join(process.cwd(), ".gantry-test-no-setpriv-"));
+    after(() => rmSync(bin, { recursive: true, force: true }));
+    symlinkSync(bwrap.bwrap as string, join(bin, "bwrap"));
+    const root = join(scratch, "no-setpriv");
+    mkdirSync(root, { recursive: true });
+    const env = {
+      PATH: bin,
+      HOME: join(scratch, "no-setpriv-home"),
+      XDG_STATE_HOME: join(scratch, "no-setpriv-state"),
+    };
+    const required = await decideSandbox("bwrap", root, env);
+    assert.deepEqual(required, {
+      kind: "unavailable",
+      reason: "judging commands cannot be sandboxed here: setpriv (util-linux) not found",
+    });
+    const auto = await decideSandbox("auto", root, env);
+    assert.equal(auto.kind, "sandboxed");
+    assert.equal(auto.kind === "sandboxed" && auto.judging, undefined);
+    assert.match(
+      auto.kind === "sandboxed" ? (auto.judgingWarning ?? "") : "",
+      /setpriv \(util-linux\) not found/,
+    );
   });
 });
