@@ -87,6 +87,7 @@ program
     "merge the shard branches into the feature branch, judging each merged tree, then ledger check",
   )
   .requiredOption("-f, --feature <name>", "the feature under .gantry/features/")
+  .requiredOption("--shards <k>", "the K the shards ran with (--shard i/K): only the plan's shards merge")
   .option("--dir <path>", "the project root", ".")
   .option("--reporter <name>", "a reporter instead of the config's (repeatable)", collect, [])
   .option("--json", "print only the machine-readable summary, on stdout")

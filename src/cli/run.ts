@@ -31,6 +31,8 @@ export interface RunCommandOptions {
   push?: boolean;
   /** `gantry merge-shards`: merge the shard branches instead of running stories. */
   mergeShards?: boolean;
+  /** `merge-shards --shards K`: the plan's K; only its shards are merged, each for its own stories. */
+  shards?: string;
 }
 
 /**
@@ -85,7 +87,7 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
   const parallel = parseParallel(options.parallel);
   const shard = options.shard === undefined ? undefined : await enterShard(root, prd, options);
   if (shard && options.story.length === 0) return 0;
-  const shards = options.mergeShards ? await shardsToMerge(root, path, options) : undefined;
+  const shards = options.mergeShards ? await shardsToMerge(root, path, prd, options) : undefined;
 
   const controller = new AbortController();
   let interrupts = 0;
@@ -313,9 +315,25 @@ async function enterShard(
 }
 
 /** `gantry merge-shards`: the shard branches (fetched from origin when there is one), and their stories. */
-async function shardsToMerge(root: string, prdPath: string, options: RunCommandOptions) {
-  const { findShardTips } = await import("../pipeline/shards/shard-tips.js");
-  const shards = await findShardTips(root, options.feature, prdPath, true);
+async function shardsToMerge(
+  root: string,
+  prdPath: string,
+  prd: ReturnType<typeof loadPrd>,
+  options: RunCommandOptions,
+) {
+  const { findShardTips, pinToPlan } = await import("../pipeline/shards/shard-tips.js");
+  const { planShards } = await import("../prd/shard-plan.js");
+  const total = Number(options.shards);
+  if (!Number.isInteger(total) || total < 1 || total > 256)
+    throw new InputError(
+      "--shards",
+      "",
+      `expected the K of the plan, 1 to 256, got ${JSON.stringify(options.shards)}`,
+    );
+  const found = await findShardTips(root, options.feature, prdPath, true);
+  const shards = pinToPlan(found, planShards(prd, total), (line) =>
+    process.stderr.write(`gantry: ${line}\n`),
+  );
   if (shards.length === 0)
     throw new InputError(
       "--feature",

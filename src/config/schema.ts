@@ -51,6 +51,14 @@ const reporterEntry = z.union([
 
 export const TierModels = z.record(z.string(), z.string());
 
+const writableDirs = z
+  .array(z.string().min(1))
+  .optional()
+  .describe(
+    "files and folders in the home (~/...) the agent CLI writes under the sandbox, besides its defaults; the rest of the home is read-only to sessions",
+  );
+const agentOwnState = z.strictObject({ writableDirs }).optional();
+
 export const ConfigSchema = z
   .strictObject({
     $schema: z.string().optional(),
@@ -67,8 +75,14 @@ export const ConfigSchema = z
         command: z
           .strictObject({
             run: z.string().min(1).describe("run through /bin/sh -c with the prompt on stdin"),
+            writableDirs,
           })
           .optional(),
+        claude: agentOwnState,
+        codex: agentOwnState,
+        gemini: agentOwnState,
+        opencode: agentOwnState,
+        aider: agentOwnState,
         models: z.record(z.string(), TierModels).default({}),
         prices: z
           .record(
@@ -96,6 +110,13 @@ export const ConfigSchema = z
       .strictObject({
         commands: z
           .strictObject({
+            install: z
+              .string()
+              .min(1)
+              .optional()
+              .describe(
+                "installs the dependencies (npm ci, pip install -e .): run by gantry, with the network, when a story changes a manifest or lockfile",
+              ),
             test: z.string().min(1).optional(),
             testScoped: z.string().min(1).optional(),
             lint: z.string().min(1).optional(),

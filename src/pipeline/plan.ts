@@ -18,6 +18,7 @@ import { finish, judged, type PlanOutput, skippedRecord } from "./plan-outcome.j
 import { PlanRecord } from "./plan-record.js";
 import { type PlanSessions, planSession } from "./plan-session.js";
 import { newRunId } from "./run-setup.js";
+import { sessionHomeOf } from "./session-home-of.js";
 
 export interface PlanOptions extends PlanOutput {
   root: string;
@@ -51,7 +52,7 @@ export async function planFeature(options: PlanOptions): Promise<number> {
   const top = config.routing.tiers.at(-1) ?? "powerful";
   const planner = { agent: createAgent(registry, config, config.agent.default, "agent.default"), tier: top };
   const critic = criticOff === undefined ? criticAgent(registry, config, top) : undefined;
-  const sandbox = await decideSandbox(config.agent.sandbox, root);
+  const sandbox = await decideSandbox(config.agent.sandbox, root, process.env, sessionHomeOf(config));
   if (sandbox.kind === "unavailable") {
     throw new InputError(
       ".gantry/config.json",

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { AgentRegistry } from "../agents/registry.js";
 import { createEventBus } from "../bus/event-bus.js";
@@ -20,6 +20,7 @@ import type { RunContext, RunRequests } from "../stages/context.js";
 import { createRunLogger } from "../subscribers/run-log.js";
 import { createRedactor } from "../util/redact.js";
 import { secretValues } from "../verification/env.js";
+import { sessionHomeOf } from "./session-home-of.js";
 
 export interface RunSetup {
   root: string;
@@ -46,7 +47,7 @@ export function newRunId(now = new Date()): string {
 /** Builds the run's shared context: run directory, log, bus, git, agent, PRD store, ledger reader, state. */
 export async function createRunContext(
   setup: RunSetup,
-): Promise<{ run: RunContext; control: RunControl; closeLog: () => void }> {
+): Promise<{ run: RunContext; control: RunControl; close: () => void }> {
   const { root, config, feature } = setup;
   const plugins = setup.plugins ?? (await loadPlugins(config, root));
   const registry = new AgentRegistry();
@@ -68,7 +69,7 @@ export async function createRunContext(
     }
   });
   const agent = registry.create(config.agent.default, config);
-  const sandbox = await decideSandbox(config.agent.sandbox, root);
+  const sandbox = await decideSandbox(config.agent.sandbox, root, process.env, sessionHomeOf(config));
   if (sandbox.kind === "unavailable") {
     throw new InputError(
       ".gantry/config.json",
@@ -88,8 +89,14 @@ export async function createRunContext(
     logger.warn({ sandbox: config.agent.sandbox }, sandbox.warning);
     setup.warn(sandbox.warning);
   }
-  if (sandbox.kind === "sandboxed")
+  if (sandbox.kind === "sandboxed") {
     logger.info({ sandbox: sandbox.wrapper }, "agent sessions run under bwrap");
+    if (sandbox.judgingWarning) {
+      logger.warn({ sandbox: config.agent.sandbox }, sandbox.judgingWarning);
+      setup.warn(sandbox.judgingWarning);
+    } else
+      logger.info({ judging: sandbox.judging }, "judging commands run under bwrap over a throw-away layer");
+  }
   const bus = createEventBus({
     runId,
     flushTimeoutMs: flushTimeout(config),
@@ -147,8 +154,18 @@ export async function createRunContext(
     plugins,
     redact,
     ...(sandbox.kind === "sandboxed" ? { sandbox: sandbox.wrapper } : {}),
+    ...(sandbox.kind === "sandboxed" && sandbox.session ? { sessionHome: sandbox.session } : {}),
+    ...(sandbox.kind === "sandboxed" && sandbox.judging
+      ? { judging: { programs: sandbox.judging, repository: root } }
+      : {}),
   };
-  return { run, control, closeLog: () => logger.flush() };
+  const close = () => {
+    logger.flush();
+    // The sessions' scratch home: caches only; the agent CLI's own state was bound in from the real home.
+    if (sandbox.kind === "sandboxed" && sandbox.session)
+      rmSync(sandbox.session.scratch, { recursive: true, force: true });
+  };
+  return { run, control, close };
 }
 
 /**

@@ -74,7 +74,7 @@ export async function runFeature(options: RunOptions): Promise<number> {
     const { previous, worktrees, git } = await checkStart(options);
     const prd = loadPrd(options.prdPath);
     // The repository the start check judged: its judged tree is the first session's starting point.
-    const { run, closeLog } = await createRunContext({ ...options, prd, git });
+    const { run, close } = await createRunContext({ ...options, prd, git });
     options.onStart?.({ runId: run.runId, runDir: run.runDir });
     const reporters = await createReporters(options.reporters, {
       root: run.root,
@@ -103,7 +103,7 @@ export async function runFeature(options: RunOptions): Promise<number> {
       const stuck = await run.bus.flush();
       if (stuck.length > 0) options.warn(`gantry: subscribers still busy at exit: ${stuck.join(", ")}`);
       unwire();
-      closeLog();
+      close();
       run.git.close();
       walk.exitCode = exitCode;
     }

@@ -1,9 +1,13 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { DEPENDENCY_FOLDERS } from "./dependency-folders.js";
 import { execCommand } from "./executor.js";
-import { findOnPath } from "./find-executable.js";
+import type { JudgingPrograms } from "./judging-sandbox.js";
+import { judgingSupport } from "./judging-support.js";
+import { type SessionHome, sessionHomeArgs } from "./session-home.js";
 import { gantryStateDirectory } from "./state-directory.js";
+import { trustedProgram } from "./system-program.js";
 import { confine, scopeOf } from "./wrapper-scope.js";
 
 export type SandboxMode = "auto" | "bwrap" | "off";
@@ -23,6 +27,8 @@ export interface SandboxLayout {
    * repository (main tree, `.git/`, the other worktrees) is bound read-only first and the worktree on top.
    */
   readOnlyUnder?: string[];
+  /** The session's own home (session-home.ts): the real one read-only then, and no XDG folder writable. */
+  session?: SessionHome;
 }
 
 /** The options every sandboxed session gets, and the trial run of detection with them. */
@@ -34,7 +40,11 @@ const ISOLATION = ["--unshare-pid", "--die-with-parent", "--cap-drop", "ALL"];
  * config read-only (gantry's own git calls read it, outside the sandbox); gantry's state directory hidden.
  * Only paths that exist are bound: bwrap would create the missing ones on the host.
  */
-export function sandboxLayout(root: string, env: NodeJS.ProcessEnv = process.env): SandboxLayout {
+export function sandboxLayout(
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+  session?: SessionHome,
+): SandboxLayout {
   const home = env.HOME || homedir();
   // Relative XDG values are ignored, as the XDG spec (and the ledger's key directory) say.
   const xdg = (name: string, fallback: string) => {
@@ -42,7 +52,9 @@ export function sandboxLayout(root: string, env: NodeJS.ProcessEnv = process.env
     return value && isAbsolute(value) ? value : join(home, fallback);
   };
   const configHome = xdg("XDG_CONFIG_HOME", ".config");
-  const writable = [home, configHome, xdg("XDG_CACHE_HOME", ".cache"), xdg("XDG_DATA_HOME", ".local/share")];
+  const writable = session
+    ? []
+    : [home, configHome, xdg("XDG_CACHE_HOME", ".cache"), xdg("XDG_DATA_HOME", ".local/share")];
   writable.push("/tmp");
   if (env.TMPDIR) writable.push(env.TMPDIR);
   const readOnly = [
@@ -50,6 +62,8 @@ export function sandboxLayout(root: string, env: NodeJS.ProcessEnv = process.env
     join(root, ".gantry"),
     join(home, ".gitconfig"),
     join(configHome, "git"),
+    // Dependencies installed before the story: a session changes the manifest, gantry installs (install.ts).
+    ...(session ? DEPENDENCY_FOLDERS.map((name) => join(root, name)) : []),
   ];
   // gantry serve's token, device registry and nonces: an agent that read the token could answer for a person.
   const hidden = [gantryStateDirectory(env), join(root, ".gantry", "serve")];
@@ -60,6 +74,7 @@ export function sandboxLayout(root: string, env: NodeJS.ProcessEnv = process.env
     writable: present(writable),
     readOnly: present(readOnly),
     hidden: present(hidden),
+    ...(session ? { session } : {}),
   };
 }
 
@@ -76,6 +91,7 @@ export { gantryStateDirectory };
 export function bwrapArgs(layout: SandboxLayout, bwrap = "bwrap"): readonly string[] {
   const args = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
   for (const dir of layout.writable) args.push("--bind", dir, dir);
+  if (layout.session) args.push(...sessionHomeArgs(layout.session));
   for (const path of layout.readOnlyUnder ?? []) args.push("--ro-bind", path, path);
   args.push("--bind", layout.root, layout.root);
   for (const path of layout.readOnly) args.push("--ro-bind", path, path);
@@ -99,19 +115,22 @@ export interface SandboxSupport {
 const TRIAL_TIMEOUT_MS = 10_000;
 const support = new Map<string, Promise<SandboxSupport>>();
 
-/** Whether bwrap exists on PATH and a trial run with the session's isolation works here; asked once per PATH. */
+/**
+ * Whether bwrap exists in a PATH entry no session can write (system-program.ts) and a trial run with the
+ * session's isolation works here; asked once per PATH and home.
+ */
 export function sandboxSupport(env: NodeJS.ProcessEnv = process.env): Promise<SandboxSupport> {
-  const path = env.PATH ?? "";
-  let answer = support.get(path);
+  const key = `${env.PATH ?? ""}\0${env.HOME ?? ""}\0${env.TMPDIR ?? ""}`;
+  let answer = support.get(key);
   if (!answer) {
-    answer = trial(path);
-    support.set(path, answer);
+    answer = trial(env);
+    support.set(key, answer);
   }
   return answer;
 }
 
-async function trial(path: string): Promise<SandboxSupport> {
-  const bwrap = findOnPath("bwrap", path);
+async function trial(env: NodeJS.ProcessEnv): Promise<SandboxSupport> {
+  const bwrap = trustedProgram("bwrap", env);
   if (!bwrap) return { works: false, reason: "bwrap not found" };
   const result = await execCommand({
     command: "true",
@@ -133,8 +152,17 @@ async function trial(path: string): Promise<SandboxSupport> {
 
 /** How the run's sessions are sandboxed, decided once at the start of a run from `agent.sandbox`. */
 export type SandboxDecision =
-  /** Sessions run under this wrapper (bwrap's command line, up to `--`). */
-  | { kind: "sandboxed"; wrapper: readonly string[] }
+  /**
+   * Sessions run under this wrapper (bwrap's command line, up to `--`); judging commands under
+   * judging-sandbox.ts's with `judging`, or unsandboxed with `judgingWarning` said once when that cannot work here.
+   */
+  | {
+      kind: "sandboxed";
+      wrapper: readonly string[];
+      judging?: JudgingPrograms;
+      judgingWarning?: string;
+      session?: SessionHome;
+    }
   /** Sessions run unsandboxed; `warning` is said once for the run when the user did not ask for that. */
   | { kind: "unsandboxed"; warning?: string }
   /** `bwrap` was required and does not work: the run must not start. */
@@ -144,6 +172,7 @@ export async function decideSandbox(
   mode: SandboxMode,
   root: string,
   env: NodeJS.ProcessEnv = process.env,
+  session?: () => SessionHome,
 ): Promise<SandboxDecision> {
   if (mode === "off") return { kind: "unsandboxed" };
   const found = await sandboxSupport(env);
@@ -151,7 +180,16 @@ export async function decideSandbox(
     // Made now, so it is hidden even when the run writes its first key only after sessions have begun.
     mkdirSync(gantryStateDirectory(env), { recursive: true, mode: 0o700 });
     mkdirSync(join(root, ".gantry", "serve"), { recursive: true, mode: 0o700 });
-    return { kind: "sandboxed", wrapper: bwrapArgs(sandboxLayout(root, env), found.bwrap) };
+    const home = session?.();
+    const wrapper = bwrapArgs(sandboxLayout(root, env, home), found.bwrap);
+    const judging = await judgingSupport(found.bwrap, env);
+    const made = { kind: "sandboxed" as const, wrapper, ...(home ? { session: home } : {}) };
+    if (judging.works) return { ...made, judging: judging.programs };
+    // Required means for everything that runs the agent's code, its tests as much as its sessions.
+    if (mode === "bwrap")
+      return { kind: "unavailable", reason: `judging commands cannot be sandboxed here: ${judging.reason}` };
+    const judgingWarning = `gantry: judging commands cannot be sandboxed here (${judging.reason}): tests, lint and checks run unsandboxed`;
+    return { ...made, judgingWarning };
   }
   const reason = found.reason ?? "bwrap does not work here";
   if (mode === "bwrap") return { kind: "unavailable", reason };

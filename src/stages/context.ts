@@ -12,6 +12,8 @@ import type { VerifyResult } from "../model/verify.js";
 import type { PluginSet } from "../plugins/types.js";
 import type { Story } from "../prd/story.js";
 import type { StoryStore } from "../prd/story-store.js";
+import type { JudgingSandbox } from "../process/judging-sandbox.js";
+import type { SessionHome } from "../process/session-home.js";
 import type { RunState } from "../runs/run-state.js";
 import type { Logger } from "../util/logger.js";
 import type { Redactor } from "../util/redact.js";
@@ -63,6 +65,10 @@ export interface RunContext {
   redact: Redactor;
   /** bwrap's command line that agent sessions and code-changing fixers run under, when `agent.sandbox` has one. */
   sandbox?: readonly string[];
+  /** The sandbox judging commands run under (judging-sandbox.ts), when the run has one. */
+  judging?: JudgingSandbox;
+  /** The home sessions get under the sandbox (the real one read-only), when the run has one. */
+  sessionHome?: SessionHome;
 }
 
 /** One pass of one story through the stages, at one tier. */

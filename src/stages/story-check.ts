@@ -4,7 +4,7 @@ import type { StoryCheckRun } from "../model/events.js";
 import type { Judged, Verdict } from "../model/ledger.js";
 import type { ReviewCheck } from "../model/review.js";
 import type { StageResult } from "../model/stage.js";
-import { withTreeReadOnly } from "../process/sandbox.js";
+import { judgingWrapper } from "../process/judging-sandbox.js";
 import { configuredChecks, runStoryChecks } from "../verification/story-check.js";
 import { addScratchWorktree, commitOfTree } from "../verification/strategies/scratch-worktree.js";
 import { agentStep } from "./agent-step.js";
@@ -47,7 +47,7 @@ export async function storyCheck(
       config: run.config,
       cwd: checkout.projectDir,
       signal: run.signal,
-      ...(run.sandbox ? { wrapper: withTreeReadOnly(run.sandbox, run.root) } : {}),
+      ...(run.judging ? { wrapper: judgingWrapper(run.judging, checkout.projectDir) } : {}),
     });
   } finally {
     await checkout.remove();

@@ -13,6 +13,15 @@ export function testEnvironment(base: NodeJS.ProcessEnv, stripNames: string[]): 
 }
 
 /**
+ * Added to every judging command's environment: Python writes no bytecode, and reads none from the tree's
+ * `__pycache__` (the prefix is a folder that can never exist), so a planted `.pyc` is never the code tested.
+ */
+export const NO_BYTECODE = {
+  PYTHONDONTWRITEBYTECODE: "1",
+  PYTHONPYCACHEPREFIX: "/dev/null/pycache",
+} as const;
+
+/**
  * The values of the variables `testEnvironment` strips, for redacting them from output: non-empty, at
  * least 4 characters (shorter ones would redact ordinary text), each once, longest first so a secret that
  * contains another is replaced whole.

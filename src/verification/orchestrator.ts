@@ -1,5 +1,7 @@
 import type { Judged } from "../model/ledger.js";
 import { UNREADABLE_MEANING, type VerifyResult, type VerifyStrategy } from "../model/verify.js";
+import type { ExecResult } from "../process/executor.js";
+import { installWhenManifestsChanged } from "./install.js";
 import { parseTestOutput } from "./parsers/registry.js";
 import { runQualityCommand } from "./quality-command.js";
 import { judgeStatus } from "./status.js";
@@ -25,10 +27,19 @@ const TAIL_CHARS = 16_000;
 export async function runVerification(run: Workspace, request: VerifyRequest): Promise<VerifyResult> {
   const { bus } = run;
   bus.emit("verify:start", { storyId: request.storyId, strategy: request.strategy });
-  const judged: Judged = await run.git.judge();
-  const result = request.command
-    ? await runTests(run, request, request.command)
-    : noCommand(request, "no test command is configured (quality.commands.test); nothing judged this story");
+  let judged: Judged = await run.git.judge();
+  const installed = request.command ? await installWhenManifestsChanged(run, judged.tree) : undefined;
+  // What the install wrote (ignored dependency folders) is no part of the tree; judged again all the same.
+  if (installed) judged = await run.git.judge();
+  const result =
+    installed && installed.exitCode !== 0
+      ? installFailed(request, installed)
+      : request.command
+        ? await runTests(run, request, request.command)
+        : noCommand(
+            request,
+            "no test command is configured (quality.commands.test); nothing judged this story",
+          );
   if (request.note) result.scope = request.note;
   bus.emit("verify:result", { ...result, judged, attempt: request.attempt });
   return result;
@@ -60,6 +71,19 @@ export async function runVerification(run: Workspace, request: VerifyRequest): P
       ...(head ? { outputHead: head } : {}),
     };
   }
+}
+
+function installFailed(request: VerifyRequest, outcome: ExecResult): VerifyResult {
+  return {
+    ...noCommand(request, ""),
+    status: "BUILD_ERROR",
+    runner: "install",
+    command: outcome.command,
+    exitCode: outcome.exitCode,
+    durationMs: outcome.durationMs,
+    rawOutputTail: outcome.output.slice(-TAIL_CHARS),
+    reason: `the story changed the dependencies and quality.commands.install failed (exit ${outcome.exitCode ?? outcome.signal})`,
+  };
 }
 
 function noCommand(request: VerifyRequest, reason: string): VerifyResult {

@@ -1,5 +1,6 @@
 import { type ExecResult, execCommand } from "../process/executor.js";
-import { testEnvironment } from "./env.js";
+import { judgingWrapper } from "../process/judging-sandbox.js";
+import { NO_BYTECODE, testEnvironment } from "./env.js";
 import type { Workspace } from "./workspace.js";
 
 /**
@@ -12,16 +13,21 @@ export function runQualityCommand(
   tailBytes?: number,
   how: { changesCode?: boolean } = {},
 ): Promise<ExecResult> {
+  // A fixer writes through, under the agent's sandbox, and is judged after; every other command judges
+  // and sees the tree through a layer that is thrown away with it.
+  const wrapper = how.changesCode ? run.sandbox : run.judging && judgingWrapper(run.judging, run.root);
   return execCommand({
-    // A fixer runs project tools the agent may have edited: it gets the agent's sandbox.
-    ...(how.changesCode && run.sandbox ? { wrapper: run.sandbox } : {}),
+    ...(wrapper ? { wrapper } : {}),
     command,
     viaHelper: true,
     cwd: run.root,
     readsOnly: how.changesCode !== true,
     timeoutMs: run.config.quality.timeoutSeconds * 1000,
     signal: run.signal,
-    env: testEnvironment(process.env, run.config.quality.stripEnv),
+    env: {
+      ...testEnvironment(process.env, run.config.quality.stripEnv),
+      ...(how.changesCode ? {} : NO_BYTECODE),
+    },
     ...(tailBytes ? { tailBytes } : {}),
   });
 }

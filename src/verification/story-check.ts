@@ -29,7 +29,7 @@ export async function runStoryChecks(input: {
   config: Config;
   cwd: string;
   signal: AbortSignal;
-  /** A sandbox to run them under (the read-only-tree one), when the run has one. */
+  /** A sandbox to run them under (the judging one, over `cwd`), when the run has one. */
   wrapper?: readonly string[];
 }): Promise<StoryCheckRun[]> {
   const runs: StoryCheckRun[] = [];

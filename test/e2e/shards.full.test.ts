@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -77,7 +77,7 @@ describe("shards over CI runners, simulated: a bare repository as the remote, on
     for (const r of results) assert.equal(r.code, 0, r.stderr.slice(-2000));
 
     const merger = runner();
-    const merged = await gantry(merger, ["merge-shards", "--feature", "f"], { env });
+    const merged = await gantry(merger, ["merge-shards", "--feature", "f", "--shards", "3"], { env });
     assert.equal(merged.code, 0, merged.stderr.slice(-3000) + merged.stdout.slice(-1000));
     assert.match(merged.stdout, /every mandatory gate passed/);
     const subjects = git(merger, "log", "--format=%s").split("\n");
@@ -110,7 +110,9 @@ describe("shards over CI runners, simulated: a bare repository as the remote, on
     );
     for (const r of results) assert.equal(r.code, 0, r.stderr.slice(-2000));
     const merger = runner();
-    const merged = await gantry(merger, ["merge-shards", "--feature", "f", "--json"], { env });
+    const merged = await gantry(merger, ["merge-shards", "--feature", "f", "--shards", "2", "--json"], {
+      env,
+    });
     assert.equal(merged.code, 1, merged.stderr);
     // --json: exactly one JSON document on stdout, the run's outcome with the closing ledger check inside.
     const doc = JSON.parse(merged.stdout) as {
@@ -139,6 +141,50 @@ describe("shards over CI runners, simulated: a bare repository as the remote, on
     assert.equal(prdStories(merger).P?.status, "passed");
   });
 
+  it("a shard's branch cannot pass another shard's story: merge-shards keeps to the plan of --shards K", async () => {
+    const stories = [story("P"), story("Q")];
+    const { runner, env } = remoteProject(stories, {
+      P: [{ exit: 1 }],
+      Q: [{ write: moduleWithTest("q", 2) }],
+    });
+    const runners = [runner(), runner()];
+    const results = await Promise.all(
+      ["1/2", "2/2"].map((shard, i) =>
+        gantry(runners[i] as string, ["run", "--feature", "f", "--shard", shard], { env }),
+      ),
+    );
+    assert.equal(results[0]?.code, 1, "P fails on its own shard");
+    assert.equal(results[1]?.code, 0, results[1]?.stderr.slice(-2000));
+    // Shard 2's agent (it has the CI's push rights) says P passed, on its own branch and on a third one.
+    const hostile = runners[1] as string;
+    const prd = join(hostile, ".gantry", "features", "f", "prd.json");
+    const doc = JSON.parse(readFileSync(prd, "utf8")) as {
+      userStories: { id: string; status: string; passes: boolean }[];
+    };
+    for (const s of doc.userStories) Object.assign(s, { status: "passed", passes: true });
+    writeFileSync(prd, JSON.stringify(doc, null, 2));
+    git(hostile, "commit", "-q", "-am", "P passed");
+    git(
+      hostile,
+      "push",
+      "-q",
+      "--force",
+      "origin",
+      "HEAD:refs/heads/gantry/f/shard-2",
+      "HEAD:refs/heads/gantry/f/shard-3",
+    );
+    const merger = runner();
+    const merged = await gantry(merger, ["merge-shards", "--feature", "f", "--shards", "2"], { env });
+    assert.match(merged.stderr, /gantry\/f\/shard-3 is not in the plan of 2 shard\(s\); not merged/);
+    assert.match(
+      merged.stderr,
+      /gantry\/f\/shard-2 says P passed, which the plan gave to another shard; ignored/,
+    );
+    assert.notEqual(prdStories(merger).P?.status, "passed");
+    assert.equal(prdStories(merger).Q?.status, "passed");
+    assert.doesNotMatch(git(merger, "log", "--format=%s"), /gantry\(P\):/);
+  });
+
   it("with readiness a mandatory gate, the merge job scores each shard's stories itself and carries the pass onto the merged tree", async () => {
     const stories = ["R", "S"].map((id) =>
       story(id, { acceptanceCriteria: [`m${id.toLowerCase()}() returns 2`] }),
@@ -153,7 +199,7 @@ describe("shards over CI runners, simulated: a bare repository as the remote, on
     );
     for (const r of results) assert.equal(r.code, 0, r.stderr.slice(-2000) + r.stdout.slice(-1000));
     const merger = runner();
-    const merged = await gantry(merger, ["merge-shards", "--feature", "f"], { env });
+    const merged = await gantry(merger, ["merge-shards", "--feature", "f", "--shards", "2"], { env });
     assert.equal(merged.code, 0, merged.stderr.slice(-3000) + merged.stdout.slice(-1000));
     for (const s of Object.values(prdStories(merger))) assert.equal(s.status, "passed");
     const run = lastRun(merger);

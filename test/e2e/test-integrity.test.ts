@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { decideSandbox } from "../../src/process/sandbox.js";
 import { RESPONDER } from "../interaction/helpers.js";
 import { baseConfig, gantry, git, lastRun, makeProject, passingTest, prdStories, story } from "./harness.js";
 
@@ -60,6 +61,10 @@ function hostileProject(
       .map((call) => `${call.role}: ${call.prompt}`);
   return { root, prompts };
 }
+
+/** Whether the agent's tests run in the judging sandbox here (agent.sandbox "auto" with bwrap working). */
+const probe = await decideSandbox("auto", mkdtempSync(join(tmpdir(), "gantry-hostile-probe-")));
+const judgingSandboxed = probe.kind === "sandboxed" && probe.judging !== undefined;
 
 /** A hostile run takes a few seconds; on a shared 2-core machine under heavy load it has taken ~55 s. */
 const LOADED_MACHINE_MS = 180_000;
@@ -233,6 +238,17 @@ describe("test-integrity gate, end to end with hostile agents", { concurrency: 2
     );
   });
 
+  it("a project .npmrc (node-options preloading a module): test configuration of npm's runner", async () => {
+    await assertCaught(
+      hostileProject('writeFileSync(".npmrc", "node-options=--require=./src/feature.js\\n");'),
+      {
+        kind: "test-config-changed",
+        file: ".npmrc",
+        evidence: /\.npmrc added: it configures the tests/,
+      },
+    );
+  });
+
   it("an edited quality.commands.test in .gantry/config.json, made by the agent's test while verify runs it", async () => {
     // gantry puts its own files back after each agent session (the tamper check); a test the agent wrote
     // runs later, inside verify, and its edit would be committed with the story's config.
@@ -249,10 +265,26 @@ describe("test-integrity gate, end to end with hostile agents", { concurrency: 2
       "});",
       "",
     ].join("\n");
-    await assertCaught(hostileProject(`writeFileSync("test/feature.test.js", ${JSON.stringify(planted)});`), {
-      kind: "test-config-changed",
-      file: ".gantry/config.json",
-      evidence: /^quality\.commands\.test: "node --test --test-reporter=spec test\/" → "echo 1 passed"$/,
-    });
+    const project = hostileProject(`writeFileSync("test/feature.test.js", ${JSON.stringify(planted)});`);
+    if (!judgingSandboxed) {
+      await assertCaught(project, {
+        kind: "test-config-changed",
+        file: ".gantry/config.json",
+        evidence: /^quality\.commands\.test: "node --test --test-reporter=spec test\/" → "echo 1 passed"$/,
+      });
+      return;
+    }
+    // Under the judging sandbox the test sees no .gantry/ at all, and nothing it writes survives it.
+    const config = join(project.root, ".gantry", "config.json");
+    const before = readFileSync(config, "utf8");
+    const result = await gantry(project.root, ["run", "--feature", "f"], { timeoutMs: LOADED_MACHINE_MS });
+    assert.equal(result.code, 1, result.stderr + result.stdout);
+    assert.notEqual(prdStories(project.root)["US-1"]?.status, "passed");
+    assert.equal(readFileSync(config, "utf8"), before);
+    const said = lastRun(project.root)
+      .events.filter((e) => e.type === "verify:result")
+      .map((e) => String(e.rawOutputTail ?? ""))
+      .join("\n");
+    assert.match(said, /ENOENT|EACCES/, "the test could not read .gantry/config.json");
   });
 });

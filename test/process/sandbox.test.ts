@@ -80,14 +80,17 @@ describe("detection", () => {
   });
 
   test("a bwrap whose trial run fails is not available, and the reason quotes what it said", async () => {
-    const dir = join(scratch, "broken-bwrap");
+    // Outside /tmp and the home: a PATH entry there is no place gantry takes its programs from.
+    const outside = mkdtempSync(join(process.cwd(), ".gantry-test-bwrap-"));
+    after(() => rmSync(outside, { recursive: true, force: true }));
+    const dir = join(outside, "broken-bwrap");
     mkdirSync(dir, { recursive: true });
     writeFileSync(
       join(dir, "bwrap"),
       "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace' >&2\nexit 1\n",
     );
     chmodSync(join(dir, "bwrap"), 0o755);
-    const found = await sandboxSupport({ PATH: `${dir}:/usr/bin:/bin` });
+    const found = await sandboxSupport({ PATH: `${dir}:/usr/bin:/bin`, HOME: scratch });
     assert.equal(found.works, false);
     assert.match(
       found.reason ?? "",

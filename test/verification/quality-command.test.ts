@@ -30,6 +30,9 @@ describe("runQualityCommand under the run's sandbox", { skip: noBwrap }, async (
     git: {} as GitRepo,
     logger: silentLogger,
     ...(decided.kind === "sandboxed" ? { sandbox: decided.wrapper } : {}),
+    ...(decided.kind === "sandboxed" && decided.judging
+      ? { judging: { programs: decided.judging, repository: root } }
+      : {}),
   };
   const tamper = "touch src-edit.txt && touch .git/hooks/pre-commit";
 
@@ -47,9 +50,11 @@ describe("runQualityCommand under the run's sandbox", { skip: noBwrap }, async (
     assert.equal(existsSync(join(root, ".git", "hooks", "post-commit")), false);
   });
 
-  test("a check that only judges (tests, lint) runs as it is", async () => {
-    const result = await runQualityCommand(run, tamper);
+  test("a check that only judges (tests, lint) may write the tree and .git, and nothing it wrote survives it", async () => {
+    assert.ok(run.judging, `judging commands have their sandbox here: ${JSON.stringify(decided)}`);
+    const result = await runQualityCommand(run, `${tamper} && touch judged.txt && test -e judged.txt`);
     assert.equal(result.exitCode, 0, result.output);
-    assert.equal(existsSync(join(root, ".git", "hooks", "pre-commit")), true);
+    assert.equal(existsSync(join(root, ".git", "hooks", "pre-commit")), false);
+    assert.equal(existsSync(join(root, "judged.txt")), false);
   });
 });

@@ -15,6 +15,7 @@ import type { Stage } from "../../stages/stage.js";
 import { failingChecks, storyCheck } from "../../stages/story-check.js";
 import { verifyStage } from "../../stages/verify.js";
 import { runStages } from "../runner.js";
+import { featureBranchMoved, noteFeatureTip } from "./branch-guard.js";
 import type { StoryWorktree, WorktreeHome } from "./story-worktrees.js";
 
 /**
@@ -71,6 +72,8 @@ export async function mergeStory(
 ): Promise<MergeOutcome> {
   const { worktree } = worker;
   const tip = await run.git.head();
+  const moved = featureBranchMoved(book, tip);
+  if (moved) return { outcome: "failed", reason: moved };
   const storyTip = await refTip(home.top, worktree.branch, home.commonDir);
   if (!storyTip || storyTip === worktree.base)
     return { outcome: "failed", reason: "the story's branch holds no commit to merge" };
@@ -130,6 +133,7 @@ export async function mergeStory(
   } finally {
     rmSync(indexFile, { force: true });
   }
+  noteFeatureTip(book, sha);
   const follow = () => followBranch(home.top, home.prefix, tip, sha);
   const followed = options.follow ? options.follow(follow) : await follow();
   const files = async () => {

@@ -9,6 +9,7 @@ import { costCapReached } from "../../stages/cost-cap.js";
 import type { PassedStory } from "../../stages/post-run/deferred-regression.js";
 import { interactive, takeDecision } from "../story-decisions.js";
 import { executeStory, type StoryOutcome } from "../story-executor.js";
+import { noteFeatureTip } from "./branch-guard.js";
 import { mergeStory } from "./merge-back.js";
 import {
   openStoryWorktree,
@@ -50,6 +51,7 @@ export async function walkInParallel(
 ): Promise<PassedStory[]> {
   const home = await worktreeHome(run.root, run.feature, run.git.locations);
   const book = new RefBook();
+  noteFeatureTip(book, await run.git.head());
   const leftovers = await storyWorktrees(
     home,
     selected.map((s) => s.id),

@@ -21,7 +21,10 @@ export async function workerContext(
   const git = bookedRepo(inner, book, worktree.branch);
   const bwrap = run.sandbox?.[0];
   const sandbox = bwrap
-    ? bwrapArgs({ ...sandboxLayout(root), readOnlyUnder: [home.top, home.commonDir] }, bwrap)
+    ? bwrapArgs(
+        { ...sandboxLayout(root, process.env, run.sessionHome), readOnlyUnder: [home.top, home.commonDir] },
+        bwrap,
+      )
     : undefined;
   const ctx: RunContext = { ...run, root, git, ...(sandbox ? { sandbox } : {}) };
   return { ctx, close: () => inner.close() };

@@ -68,3 +68,30 @@ async function passedAt(root: string, commit: string, prdInTree: string): Promis
     return [];
   }
 }
+
+/**
+ * The shards as the plan (`gantry plan-shards` with the same K, on the feature branch as it is) has them:
+ * a branch whose index is past K is not merged, and a shard speaks only for the stories the plan gave it,
+ * so one shard's branch cannot mark another shard's story passed. Says what it left out.
+ */
+export function pinToPlan(
+  shards: readonly ShardTip[],
+  plan: readonly { stories: readonly string[] }[],
+  warn: (line: string) => void,
+): ShardTip[] {
+  const pinned: ShardTip[] = [];
+  for (const shard of shards) {
+    const planned = plan[shard.index - 1]?.stories;
+    if (!planned) {
+      warn(`${shard.branch} is not in the plan of ${plan.length} shard(s); not merged`);
+      continue;
+    }
+    const foreign = shard.passed.filter((id) => !planned.includes(id));
+    if (foreign.length > 0)
+      warn(
+        `${shard.branch} says ${foreign.join(", ")} passed, which the plan gave to another shard; ignored`,
+      );
+    pinned.push({ ...shard, passed: shard.passed.filter((id) => planned.includes(id)) });
+  }
+  return pinned;
+}

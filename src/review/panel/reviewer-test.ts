@@ -18,8 +18,6 @@ export interface ReviewerTestInput {
   tree: string;
   /** The blocking findings that carry a test. */
   findings: readonly PanelFinding[];
-  /** Under this sandbox (the read-only-tree one), when the run has one. */
-  sandbox?: readonly string[];
 }
 
 /**
@@ -71,7 +69,7 @@ export async function runReviewerTests(
           timeoutMs,
           env,
           signal: run.signal,
-          ...(input.sandbox ? { wrapper: input.sandbox } : {}),
+          ...(run.judging ? { judging: run.judging } : {}),
         });
       };
       try {

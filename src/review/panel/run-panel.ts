@@ -74,7 +74,6 @@ export async function runPanel(work: PanelWork): Promise<PanelOutcome> {
     baseSha: work.baseSha,
     tree: judged.tree,
     findings: blocking,
-    ...(sandbox ? { sandbox } : {}),
   });
   const decision = decidePanel({
     records: dispatched.records,

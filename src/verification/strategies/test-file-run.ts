@@ -1,5 +1,7 @@
 import type { VerifyStatus } from "../../model/verify.js";
 import { execCommand } from "../../process/executor.js";
+import { type JudgingSandbox, judgingWrapper } from "../../process/judging-sandbox.js";
+import { NO_BYTECODE } from "../env.js";
 import { parseTestOutput } from "../parsers/registry.js";
 import type { ParsedTests } from "../parsers/types.js";
 import { scopedCommand } from "../smart-runner.js";
@@ -25,10 +27,11 @@ export async function runTestFile(options: {
   timeoutMs: number;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
-  /** A sandbox to run it under (bwrap's command line, up to `--`). */
-  wrapper?: readonly string[];
+  /** The run's judging sandbox: the file runs there, over a throw-away layer of `cwd`. */
+  judging?: JudgingSandbox;
 }): Promise<TestFileRun> {
   const command = scopedCommand(options.template, [options.file]);
+  const wrapper = options.judging && judgingWrapper(options.judging, options.cwd);
   const outcome = await execCommand({
     command,
     viaHelper: true,
@@ -36,8 +39,8 @@ export async function runTestFile(options: {
     readsOnly: true,
     timeoutMs: options.timeoutMs,
     signal: options.signal,
-    env: options.env,
-    ...(options.wrapper ? { wrapper: options.wrapper } : {}),
+    env: { ...options.env, ...NO_BYTECODE },
+    ...(wrapper ? { wrapper } : {}),
   });
   const parsed = parseTestOutput(outcome.output, { command });
   const { status, reason } = judgeStatus(parsed, outcome);

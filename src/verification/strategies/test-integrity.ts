@@ -6,6 +6,7 @@ import { familyOf, isTestFile } from "../test-conventions.js";
 import type { StoryWork } from "../workspace.js";
 import { allowingCriterion, findingKey } from "./test-integrity/allowance.js";
 import { checkConfigChanges } from "./test-integrity/check-config-files.js";
+import { renamedOutOfCollection } from "./test-integrity/collection.js";
 import { qualityCommandsChange } from "./test-integrity/gantry-commands.js";
 import { addedMarkers, hasMarkerRules } from "./test-integrity/markers.js";
 import { addedSuppressions, hasSuppressionRules } from "./test-integrity/suppressions.js";
@@ -73,6 +74,8 @@ export async function judgeIntegrity(
   const base = unborn ? EMPTY_TREE : ctx.baseSha;
   const changes = await treeChanges(run.root, base, tree, undefined);
   const found: TestIntegrityFinding[] = [];
+  const { test, testScoped, lint, typecheck } = run.config.quality.commands;
+  const testCommands = [test, testScoped].filter((c): c is string => Boolean(c));
 
   for (const change of changes) {
     if (change.status === "D" && isTestSource(change.from)) {
@@ -86,6 +89,12 @@ export async function judgeIntegrity(
         kind: "test-renamed-away",
         file: change.from,
         evidence: `test file ${change.from} was renamed to ${change.path}, which is not a test file`,
+      });
+    } else if (change.status === "R" && renamedOutOfCollection(testCommands, change.from, change.path)) {
+      found.push({
+        kind: "test-renamed-away",
+        file: change.from,
+        evidence: `test file ${change.from} was renamed to ${change.path}, which the test command's runner does not collect`,
       });
     }
   }
@@ -113,8 +122,6 @@ export async function judgeIntegrity(
     }
   }
 
-  const { test, testScoped, lint, typecheck } = run.config.quality.commands;
-  const testCommands = [test, testScoped].filter((c): c is string => Boolean(c));
   const checkCommands = [lint, typecheck].filter((c): c is string => Boolean(c));
   for (const change of await testConfigChanges({ root: run.root, base, tree, changes, testCommands })) {
     found.push({ kind: "test-config-changed", ...change });
@@ -198,6 +205,7 @@ async function changedFileCounts(ctx: StoryWork, files: string[]): Promise<FileC
     budgetMs: run.config.quality.timeoutSeconds * 1000,
     env: testEnvironment(process.env, run.config.quality.stripEnv),
     signal: run.signal,
+    ...(run.judging ? { judging: run.judging } : {}),
   });
   const over = files.slice(limit).map((file) => ({
     file,

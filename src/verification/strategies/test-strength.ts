@@ -140,7 +140,8 @@ async function judgeStrength(ctx: StoryWork, tree: string): Promise<TestStrength
     timeoutMs: number,
     env: NodeJS.ProcessEnv,
   ): Promise<TestStrengthFile> {
-    const ran = await runTestFile({ template, file, cwd, timeoutMs, env, signal: run.signal });
+    const judging = run.judging ? { judging: run.judging } : {};
+    const ran = await runTestFile({ template, file, cwd, timeoutMs, env, signal: run.signal, ...judging });
     if (ran.aborted) return notRun(file, "interrupted");
     return judgeFile(file, ran.status, ran.reason, ran.parsed.passed);
   }

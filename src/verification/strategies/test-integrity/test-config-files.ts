@@ -18,7 +18,13 @@ export type { ConfigFinding };
 
 /** Files that configure a test runner as a whole: any change to one is a finding. */
 const WHOLE_FILES = [
-  /^pytest\.ini$/,
+  /^\.?pytest\.ini$/,
+  /^pytest\.toml$/,
+  // What npm, yarn, bun and Python load before any test: node options, preloaded modules, site hooks.
+  /^\.npmrc$/,
+  /^\.yarnrc(?:\.yml)?$/,
+  /^bunfig\.toml$/,
+  /^(?:usercustomize|sitecustomize)\.py$/,
   /^conftest\.py$/,
   /^(?:vitest|jest)\.(?:config|workspace|setup)\.[cm]?[jt]sx?$/,
   /^jest\.config\.json$/,
@@ -32,6 +38,9 @@ const SECTION_FILES: Record<string, (section: string) => boolean> = {
   "tox.ini": (name) => name === "pytest",
 };
 const VITE_CONFIG = /^vite\.config\.[cm]?[jt]s$/;
+/** Make and just files: test configuration when a test command runs make or just. */
+const TASK_FILES = /^(?:GNUmakefile|[Mm]akefile|[Jj]ustfile|\.justfile)$/;
+const RUNS_TASKS = /(?:^|[\s;&|(])(?:make|gmake|just)(?:\s|$)/;
 /** package.json keys that configure a runner whole. */
 const PACKAGE_RUNNER_KEYS = ["jest", "mocha"];
 /** npm script names that are about tests whatever the configured commands say. */
@@ -44,6 +53,7 @@ export function isTestConfigFile(path: string): boolean {
     WHOLE_FILES.some((pattern) => pattern.test(base)) ||
     base in SECTION_FILES ||
     VITE_CONFIG.test(base) ||
+    TASK_FILES.test(base) ||
     base === "package.json"
   );
 }
@@ -100,6 +110,18 @@ export function compareConfig(
     ];
   }
   if (base === "package.json") return comparePackage(path, before, after, testCommands);
+  if (TASK_FILES.test(base) && testCommands.some((command) => RUNS_TASKS.test(command))) {
+    const at = firstDifference((before ?? "").split("\n"), (after ?? "").split("\n"));
+    const what =
+      before === undefined ? "added" : after === undefined ? "deleted" : `changed at line ${at.line}`;
+    return [
+      {
+        file: path,
+        ...(after ? { line: at.line } : {}),
+        evidence: `${base} ${what}: the test command runs it`,
+      },
+    ];
+  }
   return [];
 }
 

@@ -1,3 +1,4 @@
+import type { JudgingSandbox } from "../../../process/judging-sandbox.js";
 import { addScratchWorktree, type ScratchWorktree } from "../scratch-worktree.js";
 import { runTestFile, type TestFileRun } from "../test-file-run.js";
 
@@ -20,6 +21,8 @@ export interface CountInput {
   budgetMs: number;
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
+  /** The run's judging sandbox: both runs happen there, each over a throw-away layer. */
+  judging?: JudgingSandbox;
 }
 
 /** Statuses whose parsed count is a count of executed tests (a failing test was executed too). */
