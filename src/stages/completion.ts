@@ -42,7 +42,8 @@ export const completionStage: Stage = {
     const judged = await judging;
     if (await changedNothing(ctx, judged))
       return { action: "fail", reason: "the story changed nothing; an empty change is not a story done" };
-    const hidden = await listing;
+    // Only what a session made: a test run or the worktree's setup writing an ignored file is not the story's doing.
+    const hidden = (await listing).filter((path) => ctx.ignoredBySessions?.has(path));
     if (hidden.length > 0) {
       const kept = setAsideIgnored(run, hidden);
       const list = `${hidden.slice(0, 10).join(", ")}${hidden.length > 10 ? `, … (${hidden.length})` : ""}`;

@@ -87,6 +87,11 @@ export interface StoryContext {
   rectifiedFrom?: Pick<VerifyResult, "status" | "failCount" | "reason">;
   /** Untracked ignored paths before the story's first agent session: what its sessions add is compared to it. */
   ignoredAtStart?: Set<string>;
+  /**
+   * Ignored source files that appeared during one of the story's sessions: only these are the sessions'.
+   * One a gantry command made between sessions (a test run, the worktree's setup) is not.
+   */
+  ignoredBySessions?: Set<string>;
   /** test-integrity findings a person allowed (`findingKey`s), for the rest of the story. */
   integrityAllowed?: Set<string>;
   /** Retries this pass may still take before MAX_STAGE_RETRIES ends it; kept by the runner. */

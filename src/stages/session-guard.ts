@@ -20,7 +20,8 @@ export interface SessionGuard {
  */
 export async function guardSession(ctx: StoryContext, role: AgentRole): Promise<SessionGuard> {
   const { run } = ctx;
-  ctx.ignoredAtStart ??= await run.git.ignoredPaths();
+  const ignoredBefore = await run.git.ignoredPaths();
+  ctx.ignoredAtStart ??= ignoredBefore;
   const git: GitSnapshot = await run.git.snapshot();
   // prd.json as the pass's start wrote it (in progress) is what the session sees and what is put back.
   await run.stories.landed();
@@ -28,6 +29,8 @@ export async function guardSession(ctx: StoryContext, role: AgentRole): Promise<
   return {
     async finish() {
       const gantryFiles = restoreOwnedFiles(run.root, owned);
+      const made = await run.git.newIgnoredSources(ignoredBefore);
+      if (made.length > 0) ctx.ignoredBySessions = new Set([...(ctx.ignoredBySessions ?? []), ...made]);
       const changes = [
         ...gantryFiles.map((what) => ({ kind: "gantry-file", what, restored: true })),
         ...(await run.git.restoreSince(git)),

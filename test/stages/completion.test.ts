@@ -14,6 +14,7 @@ import { StoryStore } from "../../src/prd/story-store.js";
 import { RunState } from "../../src/runs/run-state.js";
 import { commitSubject, completionStage } from "../../src/stages/completion.js";
 import type { RunContext, StoryContext } from "../../src/stages/context.js";
+import { guardSession } from "../../src/stages/session-guard.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 const write = (root: string, path: string, text: string) => {
@@ -83,6 +84,13 @@ async function setup(): Promise<{ ctx: StoryContext; root: string; book: Verdict
     ignoredAtStart: await repo.ignoredPaths(),
   };
   return { ctx, root, book, base };
+}
+
+/** `work` done as an agent session would be, between the session guard's start and finish. */
+async function inSession(ctx: StoryContext, work: () => void): Promise<void> {
+  const guard = await guardSession(ctx, "implement");
+  work();
+  await guard.finish();
 }
 
 async function verdict(ctx: StoryContext, book: VerdictBook, gate: string, v: Verdict, storyId = "US-1") {
@@ -180,8 +188,10 @@ describe("completion", { concurrency: true }, () => {
 
   it("ignored source files the story made fail it and are moved into the run directory", async () => {
     const { ctx, root, book } = await setup();
-    write(root, "src/b.js", 'export { b } from "./impl.local.js";\n');
-    write(root, "src/impl.local.js", "export const b = 2;\n");
+    await inSession(ctx, () => {
+      write(root, "src/b.js", 'export { b } from "./impl.local.js";\n');
+      write(root, "src/impl.local.js", "export const b = 2;\n");
+    });
     await verdict(ctx, book, "verify", "pass");
     await verdict(ctx, book, "review", "pass");
     const result = await completionStage.execute(ctx);
@@ -281,7 +291,9 @@ describe("completion: what the story record and the run state keep", { concurren
     const { ctx, root, book } = await setup();
     write(root, "src/b.js", "export const b = 2;\n");
     const names = Array.from({ length: 12 }, (_, i) => `src/part${String(i).padStart(2, "0")}.local.js`);
-    for (const name of names) write(root, name, "export {};\n");
+    await inSession(ctx, () => {
+      for (const name of names) write(root, name, "export {};\n");
+    });
     await verdict(ctx, book, "verify", "pass");
     await verdict(ctx, book, "review", "pass");
     const result = await completionStage.execute(ctx);
@@ -296,7 +308,9 @@ describe("completion: what the story record and the run state keep", { concurren
       assert.ok(existsSync(join(ctx.run.runDir, "set-aside", name)), `${name} not set aside`);
     }
     // Ten are all named, without a count.
-    for (const name of names.slice(0, 10)) write(root, name.replace("part", "again"), "export {};\n");
+    await inSession(ctx, () => {
+      for (const name of names.slice(0, 10)) write(root, name.replace("part", "again"), "export {};\n");
+    });
     const again = ((await completionStage.execute(ctx)) as { reason: string }).reason;
     assert.ok(
       again.endsWith(
@@ -307,6 +321,19 @@ describe("completion: what the story record and the run state keep", { concurren
       ),
       again,
     );
+  });
+});
+
+describe("ignored files gantry's own commands made", () => {
+  it("are not blamed on the sessions: a file a test run wrote between sessions does not fail the story", async () => {
+    const { ctx, root, book } = await setup();
+    await inSession(ctx, () => write(root, "src/b.js", 'export { b } from "./impl.local.js";\n'));
+    // What a test command does after the session: it generates an ignored source file the code imports.
+    write(root, "src/impl.local.js", "export const b = 2;\n");
+    await verdict(ctx, book, "verify", "pass");
+    await verdict(ctx, book, "review", "pass");
+    assert.deepEqual(await completionStage.execute(ctx), { action: "continue" });
+    assert.ok(existsSync(join(root, "src/impl.local.js")));
   });
 });
 
