@@ -1,4 +1,5 @@
 import type { RunContext } from "../../stages/context.js";
+import { oneLine } from "../../util/text.js";
 import { runQualityCommand } from "../../verification/quality-command.js";
 
 /** What is kept of a failing setup's output for its reason. */
@@ -17,7 +18,7 @@ export async function setUpWorktree(ctx: RunContext): Promise<string | undefined
   if (command === undefined) return undefined;
   const started = Date.now();
   const result = await runQualityCommand(ctx, command, TAIL_BYTES, { changesCode: true });
-  const what = `execution.worktreeSetup (${command})`;
+  const what = `execution.worktreeSetup (${oneLine(command, 80)})`;
   if (result.aborted) return `${what} was interrupted`;
   if (result.timedOut || result.exitCode !== 0) {
     const how = result.timedOut ? "timed out" : `exited with ${result.exitCode}`;
