@@ -60,12 +60,13 @@ export function mergeTrial(rng: Rng, maxStories: number): MergeTrial {
     if (rng.chance(0.7)) setSlot(`own${i + 1}`, 100 + i);
     // A partner among the earlier stories not paired yet: both edit one slot, or both add one new file.
     const partner = ids.slice(0, i).find((other) => !paired.has(other) && rng.chance(0.4));
-    if (partner && !paired.has(id)) {
+    if (partner) {
       paired.add(partner);
       paired.add(id);
       const k = paired.size / 2;
       if (rng.chance(0.5)) {
         setSlot(`c${k}`, 200 + i);
+        // The partner's session was planned already: it sets the slot too, to a value of its own.
         const first = trial.plan[partner]?.[0];
         if (first) first.sh = `${first.sh ? `${first.sh}\n` : ""}${slotEdit(`c${k}`, 300 + i)}`;
         trial.slots.set(`c${k}`, [{ id: partner, value: 300 + i }, ...(trial.slots.get(`c${k}`) ?? [])]);

@@ -89,7 +89,10 @@ describe("a src-layout Python project with an editable install, at --parallel 2"
   });
 
   it("sees that, without worktreeSetup, a worktree's tests would import the main checkout's code", () => {
-    assert.match(leak ?? "", /site-packages\/calc\.egg-link points at the main checkout .*execution\.worktreeSetup/);
+    assert.match(
+      leak ?? "",
+      /site-packages\/calc\.egg-link points at the main checkout .*execution\.worktreeSetup/,
+    );
     // With worktreeSetup set, the run does not warn.
     assert.doesNotMatch(run.stderr, /points at the main checkout/);
   });
