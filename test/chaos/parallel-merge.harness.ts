@@ -145,6 +145,7 @@ export async function runMergeTrial(trial: MergeTrial): Promise<{ root: string; 
 /** The feature branch holds every story's work: its module, its own slot, one of a contested slot's values. */
 function contentRules(root: string, trial: MergeTrial): string[] {
   const broken: string[] = [];
+  const tree = git(root, "ls-tree", "-r", "--name-only", "HEAD").split("\n");
   const shared = git(root, "show", "HEAD:src/shared.js");
   for (const [slot, setters] of trial.slots) {
     const value = new RegExp(`// ${slot}\\n  return (\\d+);`).exec(shared)?.[1];
@@ -154,10 +155,10 @@ function contentRules(root: string, trial: MergeTrial): string[] {
       );
   }
   trial.ids.forEach((id, i) => {
-    const module = git(root, "show", `HEAD:src/m${i + 1}.js`);
-    if (!module.includes(`return ${10 + i};`)) broken.push(`${id}'s module is not on the branch`);
+    const path = `src/m${i + 1}.js`;
+    if (!tree.includes(path) || !git(root, "show", `HEAD:${path}`).includes(`return ${10 + i};`))
+      broken.push(`${id}'s module is not on the branch`);
   });
-  const tree = git(root, "ls-tree", "-r", "--name-only", "HEAD").split("\n");
   for (const file of trial.added.keys())
     if (!tree.includes(file)) broken.push(`${file} is not on the branch`);
   return broken;
