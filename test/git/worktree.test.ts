@@ -11,16 +11,12 @@ import {
   removeWorktree,
 } from "../../src/git/worktree.js";
 import { addScratchWorktree } from "../../src/verification/strategies/scratch-worktree.js";
-import { git, write } from "../support/fixture-repo.js";
+import { commitAll, git, write } from "../support/fixture-repo.js";
 
 async function repository() {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "gantry-worktree-")));
-  git(root, "init", "-q", "-b", "main");
-  git(root, "config", "user.name", "t");
-  git(root, "config", "user.email", "t@example.com");
   for (let i = 0; i < 40; i++) write(root, `src/f${i}.js`, `export const f${i} = ${i};\n`);
-  git(root, "add", "-A");
-  git(root, "commit", "-q", "-m", "base");
+  commitAll(root);
   return { root, commonDir: await commonDirOf(root), head: git(root, "rev-parse", "HEAD") };
 }
 
