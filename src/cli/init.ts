@@ -8,6 +8,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { AGENT_HELP, type AgentChoice, detectAgent } from "../config/detect/agent.js";
+import { proposedWorktreeSetup } from "../config/detect/editable-install.js";
 import { COMMAND_KEYS, type Detection, detectProject } from "../config/detect/index.js";
 import { detectStoryChecks } from "../config/detect/story-checks.js";
 import { InputError } from "../config/input-error.js";
@@ -47,11 +48,14 @@ export function buildConfig(root: string, detection: Detection, agent: AgentChoi
     if (found) commands[key] = found.command;
   }
   for (const [key, found] of Object.entries(detectStoryChecks(root))) commands[key] = found.command;
+  const worktreeSetup = proposedWorktreeSetup(root);
   return {
     $schema: schemaReference(root),
     // A named CLI gets its built-in adapter: its own call and permission flags, the model per tier, the cost.
     agent: { default: agent ? agent.name : "command" },
     quality: { commands },
+    // `--parallel`: a story worktree needs its own install of an editable project (docs/parallel.md).
+    ...(worktreeSetup ? { execution: { worktreeSetup } } : {}),
   };
 }
 

@@ -143,6 +143,13 @@ export const ConfigSchema = z
         parallel: z.number().int().min(0).max(64).default(1),
         /** The most workers `parallel: 0` (one a core) may start. */
         parallelMax: z.number().int().min(1).max(64).default(8),
+        worktreeSetup: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(
+            "--parallel: a command run in each new story worktree, in the sandbox, before the story's first session (pip install -e ., npm ci --prefer-offline, code generation); what it makes must be ignored by git",
+          ),
         rectify: z
           .strictObject({
             enabled: z.boolean().default(true),

@@ -30,11 +30,19 @@ export async function mergeTrees(cwd: string, ours: string, theirs: string): Pro
   }
 }
 
-/** Puts a worktree's index and files from commit `from` to tree `to` (both must be what it holds and wants). */
+/**
+ * Puts a worktree's index and files from commit `from` to tree `to` (both must be what it holds and wants).
+ * git's two-tree merge takes an entry whose stat data does not match its file for a changed file ("not
+ * uptodate. Cannot merge"), and the index a commit leaves may hold entries without stat data (written from
+ * the commit's tree, not from the disk): git refreshes them first, comparing contents, in this worktree's
+ * index alone. A file that really differs still stops the move, as it must.
+ */
 export async function moveWorktree(cwd: string, from: string, to: string): Promise<void> {
-  await writingFiles(cwd, () =>
-    runGit(cwd, ["-c", "core.hooksPath=/dev/null", "read-tree", "-m", "-u", from, to]),
-  );
+  await writingFiles(cwd, async () => {
+    // Exit 1 is "needs update" for a file that really differs: the read-tree below names it.
+    await runGit(cwd, ["update-index", "-q", "--refresh"]).catch(() => undefined);
+    await runGit(cwd, ["-c", "core.hooksPath=/dev/null", "read-tree", "-m", "-u", from, to]);
+  });
 }
 
 /** Back to exactly `commit`: index and tracked files; what the merge added is removed. */
@@ -181,9 +189,12 @@ export async function followBranch(top: string, prefix: string, from: string, to
     else written.push(path);
   }
   await writingFiles(top, async () => {
-    await runGit(top, ["read-tree", to]);
+    // One-tree `-m` keeps the stat data of every entry the merge did not change, and `checkout-index -u`
+    // records it for the files written: the index stays fresh, as `git status` would leave it. `-i`: the
+    // files are not asked to match the old index (prd.json on disk is newer than any commit).
+    await runGit(top, ["read-tree", "-m", "-i", to]);
     for (let i = 0; i < written.length; i += 500)
-      await runGit(top, ["checkout-index", "-f", "-q", "--", ...written.slice(i, i + 500)]);
+      await runGit(top, ["checkout-index", "-f", "-q", "-u", "--", ...written.slice(i, i + 500)]);
     for (const path of removed) removeInTree(top, path);
   });
   return [...written, ...removed];

@@ -181,7 +181,7 @@ async function walkStories(
   const passed: PassedStory[] = options.shards
     ? await walkShards(run, options.shards, walk, options.warn)
     : parallel
-      ? await walkInParallel(run, selected, workers, walk)
+      ? await walkInParallel(run, selected, workers, walk, options.warn)
       : [];
   for (const story of parallel || options.shards ? [] : selected) {
     // Past the cost cap no story starts (its hooks and status change included); the answer to a

@@ -85,6 +85,13 @@ async function setup(): Promise<{ ctx: StoryContext; root: string; book: Verdict
   return { ctx, root, book, base };
 }
 
+/** `work` done as an agent session would be, between the session guard's start and finish. */
+async function inSession(ctx: StoryContext, work: () => void): Promise<void> {
+  const guard = await guardSession(ctx, "implement");
+  work();
+  await guard.finish();
+}
+
 async function verdict(ctx: StoryContext, book: VerdictBook, gate: string, v: Verdict, storyId = "US-1") {
   const judged = await ctx.run.git.judge();
   const entry: LedgerEntry = {
@@ -339,6 +346,19 @@ describe("completion: what the story record and the run state keep", { concurren
       ),
       again,
     );
+  });
+});
+
+describe("ignored files gantry's own commands made", () => {
+  it("are not blamed on the sessions: a file a test run wrote between sessions does not fail the story", async () => {
+    const { ctx, root, book } = await setup();
+    await inSession(ctx, () => write(root, "src/b.js", 'export { b } from "./impl.local.js";\n'));
+    // What a test command does after the session: it generates an ignored source file the code imports.
+    write(root, "src/impl.local.js", "export const b = 2;\n");
+    await verdict(ctx, book, "verify", "pass");
+    await verdict(ctx, book, "review", "pass");
+    assert.deepEqual(await completionStage.execute(ctx), { action: "continue" });
+    assert.ok(existsSync(join(root, "src/impl.local.js")));
   });
 });
 

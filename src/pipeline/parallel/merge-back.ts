@@ -2,6 +2,7 @@ import { rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { treeOfCommit } from "../../git/commit-trees.js";
 import { runGit } from "../../git/exec.js";
+import { gitReason } from "../../git/git-error.js";
 import { commitMerge, followBranch, mergeTrees, moveWorktree, resetWorktree } from "../../git/merge.js";
 import type { RefBook } from "../../git/ref-book.js";
 import { commitSubjectOf, refTip } from "../../git/worktree.js";
@@ -77,7 +78,10 @@ export async function mergeStory(
   const storyTip = await refTip(home.top, worktree.branch, home.commonDir);
   if (!storyTip || storyTip === worktree.base)
     return { outcome: "failed", reason: "the story's branch holds no commit to merge" };
-  const merged = await mergeTrees(home.top, tip, storyTip);
+  const merged = await mergeTrees(home.top, tip, storyTip).catch((error: unknown) =>
+    cannot(run, story, error),
+  );
+  if ("outcome" in merged) return merged;
   // prd.json (and anything else of gantry's) is written from the run's own state, never merged as text.
   const gantryDir = `${home.prefix}.gantry/`;
   const conflicts = merged.clean ? [] : merged.conflicts.filter((f) => !f.startsWith(gantryDir));
@@ -97,7 +101,15 @@ export async function mergeStory(
       { storyId: story.id, tree: unmoved.tree },
       "the branch did not move since the story began: its merged tree is the tree judged in its worktree",
     );
-  else await moveWorktree(worktree.path, storyTip, merged.tree);
+  else {
+    const moved = await moveWorktree(worktree.path, storyTip, merged.tree).catch((error: unknown) =>
+      cannot(run, story, error),
+    );
+    if (moved) {
+      await resetWorktree(worktree.path, storyTip);
+      return moved;
+    }
+  }
   const judged = unmoved ?? (await judgeAgain(worker.ctx, story, tip));
   if (judged.reason !== undefined) {
     await resetWorktree(worktree.path, storyTip);
@@ -205,6 +217,15 @@ async function judgeAgain(
   if (unmet.length > 0)
     return { tree: judged.tree, reason: `not every mandatory gate passed: ${unmet.join("; ")}` };
   return { tree: judged.tree };
+}
+
+/**
+ * A merge git cannot make (a merge-tree that fails, a worktree it cannot move onto the merged tree) is a
+ * merge that did not happen, asked through the merge-conflict trigger like a conflict, never a run's end.
+ */
+function cannot(run: RunContext, story: Story, error: unknown): { outcome: "failed"; reason: string } {
+  run.logger.warn({ storyId: story.id, err: error }, "git could not make the merge");
+  return { outcome: "failed", reason: `git could not make the merge: ${gitReason(error)}` };
 }
 
 async function featureBranch(run: RunContext): Promise<string> {

@@ -7,6 +7,7 @@ import {
   addWorktree,
   isAncestor,
   listWorktrees,
+  pruneWorktrees,
   refTip,
   removeWorktree,
   swapRef,
@@ -122,7 +123,7 @@ export async function storyWorktrees(
   const prefix = storyBranchPrefix(home.feature);
   const byBranch = new Map(storyIds.map((id) => [storyBranch(home.feature, id), id]));
   const found = new Map<string, StoryWorktree & { head: string }>();
-  for (const entry of await listWorktrees(home.top)) {
+  for (const entry of await listWorktrees(home.top, home.commonDir)) {
     const id = entry.branch?.startsWith(prefix) ? byBranch.get(entry.branch) : undefined;
     if (id === undefined || !existsSync(entry.path)) continue;
     const base = (await runGit(home.top, ["merge-base", "HEAD", entry.head]).catch(() => entry.head)).trim();
@@ -150,9 +151,9 @@ export async function openStoryWorktree(
     // git's worktree records are read only when something may be left over: the folder, or a record of
     // a worktree whose folder is gone (a removal cut short); else they hold nothing to tidy.
     if (existsSync(path) || !everyWorktreeThere(home.commonDir)) {
-      await runGit(home.top, ["worktree", "prune"]).catch(() => undefined);
+      await pruneWorktrees(home.top, home.commonDir).catch(() => undefined);
       // A folder git no longer knows as a worktree is what a removal cut short left: its work is in the branch.
-      const known = (await listWorktrees(home.top)).some((w) => w.path === path);
+      const known = (await listWorktrees(home.top, home.commonDir)).some((w) => w.path === path);
       if (!known && existsSync(path)) rmSync(path, { recursive: true, force: true });
     }
     const existing = await refTip(home.top, branch, home.commonDir);
@@ -162,12 +163,13 @@ export async function openStoryWorktree(
     return undefined;
   });
   const name = branch.slice("refs/heads/".length);
+  const add = { cwd: home.top, commonDir: home.commonDir, path, ref: name };
   if (existing) {
-    await addWorktree(home.top, path, name);
+    await addWorktree(add);
     const base = (await runGit(home.top, ["merge-base", tip, existing])).trim();
     return { storyId, path, branch, base };
   }
-  await addWorktree(home.top, path, name, home.top);
+  await addWorktree({ ...add, linkFrom: home.top });
   return { storyId, path, branch, base: tip };
 }
 
@@ -219,7 +221,7 @@ export async function retireStoryWorktree(
     return { tip, kept };
   });
   // Removing the worktree (its files, git's record of it) moves no shared ref: outside the book.
-  await removeWorktree(home.top, worktree.path);
+  await removeWorktree(home.top, home.commonDir, worktree.path);
   if (tip)
     await book.exclusive(async () => {
       await swapRef(home.top, worktree.branch, undefined, tip, "gantry: story worktree retired");

@@ -10,6 +10,7 @@ import type { PassedStory } from "../../stages/post-run/deferred-regression.js";
 import { interactive, takeDecision } from "../story-decisions.js";
 import { executeStory, type StoryOutcome } from "../story-executor.js";
 import { noteFeatureTip } from "./branch-guard.js";
+import { mainCheckoutImports } from "./main-checkout-imports.js";
 import { mergeStory } from "./merge-back.js";
 import {
   openStoryWorktree,
@@ -20,6 +21,7 @@ import {
   worktreeHome,
 } from "./story-worktrees.js";
 import { workerContext } from "./worker-context.js";
+import { setUpWorktree } from "./worktree-setup.js";
 
 export interface ParallelWalk {
   outcomes: (StoryOutcome & { storyId: string })[];
@@ -48,8 +50,14 @@ export async function walkInParallel(
   selected: Story[],
   workers: number,
   walk: ParallelWalk,
+  warn: (line: string) => void = () => undefined,
 ): Promise<PassedStory[]> {
   const home = await worktreeHome(run.root, run.feature, run.git.locations);
+  const leak = run.config.execution.worktreeSetup ? undefined : mainCheckoutImports(home.top, run.root);
+  if (leak) {
+    run.logger.warn({ reason: leak }, "story worktrees would import the main checkout's code");
+    warn(`gantry: warning: ${leak}`);
+  }
   const book = new RefBook();
   noteFeatureTip(book, await run.git.head());
   const leftovers = await storyWorktrees(
@@ -90,12 +98,18 @@ export async function walkInParallel(
       walk.pauseReason ??= capped;
       return undefined;
     }
+    let judgedHere = false;
     const leftover = leftovers.get(story.id);
     leftovers.delete(story.id);
     const worktree = leftover ?? (await openStoryWorktree(home, book, story.id, await run.git.head()));
     const worker = await workerContext(run, home, book, worktree);
+    const unready = await setUpWorktree(worker.ctx);
+    if (unready !== undefined) {
+      run.stories.update(story.id, { status: "failed", failureReason: unready });
+      run.bus.emit("story:fail", { story: summarize(story), reason: unready });
+      return { outcome: { status: "failed", reason: unready, agentCalls: 0 }, judgedHere, worktree, worker };
+    }
     let outcome: StoryOutcome;
-    let judgedHere = false;
     if (leftover && (await finishedEarlier(home, leftover, story))) {
       // Its commit landed on the story branch before the last run stopped: merge it (it is judged again).
       await resetWorktree(leftover.path, leftover.head);

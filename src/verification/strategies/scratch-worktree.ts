@@ -11,6 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { runGit } from "../../git/exec.js";
+import { addWorktree, removeWorktree } from "../../git/worktree.js";
 
 /**
  * A detached git worktree of one commit in the system temp dir, for running something against the code
@@ -28,10 +29,21 @@ export interface ScratchWorktree {
 
 export async function addScratchWorktree(projectRoot: string, commit: string): Promise<ScratchWorktree> {
   if (!/^[0-9a-f]{4,64}$/i.test(commit)) throw new TypeError(`not a commit: ${JSON.stringify(commit)}`);
-  const userTop = realpathSync((await runGit(projectRoot, ["rev-parse", "--show-toplevel"])).trim());
-  const prefix = (await runGit(projectRoot, ["rev-parse", "--show-prefix"])).trim();
-  const holder = mkdtempSync(join(tmpdir(), "gantry-strength-"));
-  const top = join(holder, "tree");
+  const [topRaw = "", commonDir = "", prefix = ""] = (
+    await runGit(projectRoot, [
+      "rev-parse",
+      "--show-toplevel",
+      "--path-format=absolute",
+      "--git-common-dir",
+      "--show-prefix",
+    ])
+  )
+    .replace(/\n$/, "")
+    .split("\n");
+  const userTop = realpathSync(topRaw);
+  // The folder's own name is the name of git's record of the worktree: unique, so no two workers' scratch
+  // worktrees (nor a scratch worktree and a story's) ever share one.
+  const top = mkdtempSync(join(tmpdir(), "gantry-scratch-"));
   let added = false;
   let removed = false;
   const remove = async () => {
@@ -45,23 +57,11 @@ export async function addScratchWorktree(projectRoot: string, commit: string): P
         // removed with the rest below
       }
     }
-    if (added) {
-      await runGit(projectRoot, ["worktree", "remove", "--force", "--force", top]).catch(() => undefined);
-    }
-    rmSync(holder, { recursive: true, force: true });
-    if (added) await runGit(projectRoot, ["worktree", "prune"]).catch(() => undefined);
+    if (added) await removeWorktree(projectRoot, commonDir, top).catch(() => undefined);
+    rmSync(top, { recursive: true, force: true });
   };
   try {
-    await runGit(projectRoot, [
-      "-c",
-      "core.hooksPath=/dev/null",
-      "worktree",
-      "add",
-      "--detach",
-      "--quiet",
-      top,
-      commit,
-    ]);
+    await addWorktree({ cwd: projectRoot, commonDir, path: top, ref: commit, detach: true });
     added = true;
     const projectDir = join(top, prefix);
     mkdirSync(projectDir, { recursive: true });

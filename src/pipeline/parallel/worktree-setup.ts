@@ -1,0 +1,35 @@
+import type { RunContext } from "../../stages/context.js";
+import { oneLine } from "../../util/text.js";
+import { runQualityCommand } from "../../verification/quality-command.js";
+
+/** What is kept of a failing setup's output for its reason. */
+const TAIL_BYTES = 4 * 1024;
+
+/**
+ * `execution.worktreeSetup`: what a new worktree needs before the story's first session (`pip install -e .`
+ * into the worktree's own virtualenv, `npm ci --prefer-offline`, code generation). It runs in the worktree,
+ * under the worker's sandbox (it runs the project's code), before any session: what it makes is there
+ * before the story's work is measured, and is never the story's. It must leave the tree git sees as it
+ * was (what it makes is ignored): anything else would be committed as the story's change. Returns why the
+ * story cannot start in this worktree, or undefined.
+ */
+export async function setUpWorktree(ctx: RunContext): Promise<string | undefined> {
+  const command = ctx.config.execution.worktreeSetup;
+  if (command === undefined) return undefined;
+  const started = Date.now();
+  const result = await runQualityCommand(ctx, command, TAIL_BYTES, { changesCode: true });
+  const what = `execution.worktreeSetup (${oneLine(command, 80)})`;
+  if (result.aborted) return `${what} was interrupted`;
+  if (result.timedOut || result.exitCode !== 0) {
+    const how = result.timedOut ? "timed out" : `exited with ${result.exitCode}`;
+    const tail = result.output.trim();
+    return `${what} ${how}${tail ? `: ${tail.slice(-1000)}` : ""}`;
+  }
+  const changed = await ctx.git.dirtyFiles();
+  ctx.logger.info({ command, durationMs: Date.now() - started, changed }, "worktree set up");
+  if (changed.length > 0) {
+    const list = changed.slice(0, 5).join(", ") + (changed.length > 5 ? `, … (${changed.length})` : "");
+    return `${what} left files git sees (${list}): what it makes must be ignored (.gitignore), or it would be committed as the story's work`;
+  }
+  return undefined;
+}
