@@ -68,6 +68,13 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
       return e.outcome === "merged"
         ? `${e.storyId} merged into the feature branch (${(e.sha ?? "").slice(0, 12)})`
         : `${e.storyId} did not merge: ${oneLine(e.reason ?? "")}`;
+    // A question waiting, and how it was answered: a log that is no terminal says why the run is quiet.
+    case "interaction:request":
+      return `asks (${e.trigger}${e.storyId ? `, ${e.storyId}` : ""}): ${oneLine(e.summary)} [${e.options.join(", ")}]`;
+    case "interaction:response":
+      return `answered ${e.trigger}: ${e.action} (${e.respondedBy})`;
+    case "run:control":
+      return `control ${e.action}${e.storyId ? ` ${e.storyId}` : ""} (${e.by})`;
     case "run:pause":
       return `run paused: ${oneLine(e.reason)}`;
     case "run:error":
