@@ -84,7 +84,7 @@ export interface StoryContext {
   /** failCount after each verify in this pass, for rectify's early stop. */
   failureHistory: number[];
   /** The failing result the last rectify attempt worked from, so its early stop can name both statuses. */
-  rectifiedFrom?: Pick<VerifyResult, "status" | "failCount" | "reason">;
+  rectifiedFrom?: Pick<VerifyResult, "status" | "failCount" | "reason" | "gate">;
   /** Untracked ignored paths before the story's first agent session: what its sessions add is compared to it. */
   ignoredAtStart?: Set<string>;
   /** test-integrity findings a person allowed (`findingKey`s), for the rest of the story. */

@@ -72,7 +72,7 @@ describe("the between-stories check (built CLI)", { timeout: 300_000 }, () => {
     assert.equal((entries[0]?.detail as { phase?: string } | undefined)?.phase, "entry");
     assert.match(
       `${result.stdout}${result.stderr}`,
-      /story-check before US-1: the committed app fails build \(never printed \/built ok\/\)/,
+      /story-check before US-1: the committed app fails build \(never printed \/built ok\/; printed "app\(\) is broken"\)/,
     );
     assert.equal(prdStories(root)["US-1"]?.status, "paused");
   });
