@@ -6,7 +6,8 @@ import { featurePrdPath, listFeatures, projectRoot } from "./project.js";
 
 /**
  * `gantry validate`: the pre-flight a run makes, without running: the config, every feature's PRD, the
- * agent, reporters, plugins, git, the sandbox and the quality commands. Every problem is one line on
+ * agent, reporters, plugins, git (and the working tree: run refuses uncommitted changes), the sandbox and
+ * the quality commands. Every problem is one line on
  * standard error and the exit code is 2; warnings (keys that look misspelt) are errors with --strict.
  */
 export async function validateCommand(options: {
@@ -26,6 +27,7 @@ export async function validateCommand(options: {
     configFile: relative(process.cwd(), configPath) || configPath,
     prds,
     strict: Boolean(options.strict),
+    checkTree: true,
   });
   const valid = report.problems.length === 0;
   if (options.json) {
