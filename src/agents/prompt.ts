@@ -228,9 +228,11 @@ export function filesNamed(story: Story): string[] {
   for (const match of text.matchAll(FILE_PATTERN)) {
     const path = match[1];
     // "Node.js", "Vue.js": a capitalised bare name ending in .js is a library, not a file.
-    if (path && !/^[A-Z][A-Za-z0-9]*\.js$/.test(path)) found.add(path);
+    if (path && !/^[A-Z][A-Za-z0-9]*\.js$/.test(path)) found.add(path.replace(/^(?:\.\/)+/, ""));
   }
-  return [...found];
+  // One file named as `src/cart.ts` and as `cart.ts` is one file: the bare name goes.
+  const paths = [...found];
+  return paths.filter((p) => p.includes("/") || !paths.some((other) => other.endsWith(`/${p}`)));
 }
 
 /** What the readiness gate's research settled for this story (prd.json `readiness.findings`), one line each. */
