@@ -47,6 +47,8 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
     }
     case "review:result":
       return `${e.storyId} review: ${e.checks.map((c) => `${c.name} ${c.success ? "ok" : "failed"}`).join(", ") || "no checks configured"}`;
+    case "story-check:result":
+      return `${e.storyId} story-check ${PHASE[e.phase]}: ${e.checks.map(checkOutcome).join(", ") || "no checks"}`;
     case "readiness:result": {
       // A verdict carried onto the tree to commit was shown when it was judged.
       if (e.gaps.length === 0 || e.carriedFrom) return undefined;
@@ -107,4 +109,29 @@ function testsLabel(strategy: string, scope: string | undefined): string {
   if (!scope) return `${strategy} tests`;
   if (strategy === "scoped" && scope.startsWith("full suite")) return `tests (${scope})`;
   return `${strategy} tests (${scope})`;
+}
+
+/** When the between-stories check ran: on the committed app before the story, on its tree before the commit, after a merge. */
+const PHASE: Record<EventOf<"story-check:result">["phase"], string> = {
+  entry: "before the story",
+  exit: "on the tree to commit",
+  merge: "after the merge",
+};
+
+/** `build ok`, `smoke failed (never printed /ready/; printed "boom")`. */
+function checkOutcome(check: EventOf<"story-check:result">["checks"][number]): string {
+  if (check.success) return `${check.name} ok`;
+  const why = check.timedOut
+    ? "timed out"
+    : check.expect && !check.matched
+      ? `never printed /${check.expect}/`
+      : `exit code ${check.exitCode}`;
+  const first = check.output
+    .split("\n")
+    .map((l) => oneLine(l).trim())
+    .find(Boolean);
+  const printed = first
+    ? `; printed ${JSON.stringify(first.length > 120 ? `${first.slice(0, 120)}…` : first)}`
+    : "";
+  return `${check.name} failed (${why}${printed})`;
 }

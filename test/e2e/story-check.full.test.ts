@@ -74,6 +74,11 @@ describe("the between-stories check (built CLI)", { timeout: 300_000 }, () => {
       `${result.stdout}${result.stderr}`,
       /story-check before US-1: the committed app fails build \(never printed \/built ok\/; printed "app\(\) is broken"\)/,
     );
+    assert.match(
+      result.stdout,
+      /US-1 story-check before the story: build failed \(never printed \/built ok\/; printed "app\(\) is broken"\)/,
+      "the check shows in the progress lines",
+    );
     assert.equal(prdStories(root)["US-1"]?.status, "paused");
   });
 
