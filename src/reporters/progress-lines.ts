@@ -129,7 +129,7 @@ function checkOutcome(check: EventOf<"story-check:result">["checks"][number]): s
   const first = check.output
     .split("\n")
     .map((l) => oneLine(l).trim())
-    .find(Boolean);
+    .find((l) => l && !l.startsWith("[gantry: "));
   const printed = first
     ? `; printed ${JSON.stringify(first.length > 120 ? `${first.slice(0, 120)}…` : first)}`
     : "";

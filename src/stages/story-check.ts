@@ -79,13 +79,16 @@ export function failingChecks(checks: readonly StoryCheckRun[]): string {
         : c.expect && !c.matched
           ? `never printed /${c.expect}/`
           : `exit code ${c.exitCode}`;
-      const head = outputHead(c.output, PRINTED_LINES);
+      const head = outputHead(withoutGantryNotes(c.output), PRINTED_LINES);
       const quoted = head.map((l) => JSON.stringify(l.length > 120 ? `${l.slice(0, 120)}…` : l));
       const printed = quoted.length ? `printed ${quoted.join(" / ")}` : "printed nothing";
       return `${c.name} (${why}; ${printed})`;
     })
     .join(", ");
 }
+
+/** The check's own output: the note gantry appends (`[gantry: timed out …]`) says what `why` says already. */
+const withoutGantryNotes = (output: string) => output.replace(/^\[gantry: .*\]$/gm, "");
 
 /** How many of a failed check's first lines its reason quotes. */
 const PRINTED_LINES = 3;
