@@ -35,7 +35,8 @@ describe("config loading", () => {
       () => parseConfig("c.json", { execution: { rectify: { enabled: true, maxAttempt: 2 } } }),
       (e: unknown) =>
         e instanceof InputError &&
-        e.message === 'c.json: execution.rectify.maxAttempt: unknown key "maxAttempt"; did you mean "maxAttempts"?',
+        e.message ===
+          'c.json: execution.rectify.maxAttempt: unknown key "maxAttempt"; did you mean "maxAttempts"?',
     );
   });
 

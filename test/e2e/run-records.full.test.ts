@@ -119,7 +119,10 @@ describe("what a run shows and keeps (built CLI)", { concurrency: false }, () =>
     const table = await gantry(root, ["runs"]);
     assert.equal(table.code, 0, table.stderr);
     const id = runDir.split("/").at(-1) as string;
-    assert.match(table.stdout, /^STARTED \(UTC\) +FEATURE +STATUS +PASSED +FAILED +BLOCKED +SKIPPED +COST +DIRECTORY$/m);
+    assert.match(
+      table.stdout,
+      /^STARTED \(UTC\) +FEATURE +STATUS +PASSED +FAILED +BLOCKED +SKIPPED +COST +DIRECTORY$/m,
+    );
     assert.match(
       table.stdout,
       new RegExp(
