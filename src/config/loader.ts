@@ -49,7 +49,7 @@ function unknownKeys(
     const expected = suggestion
       ? `unknown key "${key}"; did you mean "${suggestion}"?`
       : `unknown key "${key}"; expected one of ${known.join(", ")}`;
-    return new InputError(file, formatPath([...path, key]), expected);
+    return new InputError(file, formatPath(path), expected);
   });
 }
 

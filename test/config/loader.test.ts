@@ -35,8 +35,7 @@ describe("config loading", () => {
       () => parseConfig("c.json", { execution: { rectify: { enabled: true, maxAttempt: 2 } } }),
       (e: unknown) =>
         e instanceof InputError &&
-        e.message ===
-          'c.json: execution.rectify.maxAttempt: unknown key "maxAttempt"; did you mean "maxAttempts"?',
+        e.message === 'c.json: execution.rectify: unknown key "maxAttempt"; did you mean "maxAttempts"?',
     );
   });
 
@@ -52,10 +51,10 @@ describe("config loading", () => {
         e instanceof InputErrors &&
         e.all.map((one) => one.message).join("\n") ===
           [
-            'c.json: execution.rectify.maxAttempt: unknown key "maxAttempt"; did you mean "maxAttempts"?',
+            'c.json: execution.rectify: unknown key "maxAttempt"; did you mean "maxAttempts"?',
             "c.json: verify.maxScopedFiles: Too small: expected number to be >0",
-            'c.json: verify.testStrenght: unknown key "testStrenght"; did you mean "testStrength"?',
-            'c.json: zzz: unknown key "zzz"; expected one of $schema, agent, quality, execution, verify, routing, gates, hooks, reporters, plugins, interaction, readiness, review',
+            'c.json: verify: unknown key "testStrenght"; did you mean "testStrength"?',
+            'c.json: (top level): unknown key "zzz"; expected one of $schema, agent, quality, execution, verify, routing, gates, hooks, reporters, plugins, interaction, readiness, review',
           ].join("\n"),
     );
   });

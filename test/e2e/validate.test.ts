@@ -51,9 +51,9 @@ describe("gantry validate (built CLI)", { concurrency: true, timeout: 120_000 },
     assert.equal(result.code, 2, result.stderr);
     const lines = result.stderr.trim().split("\n").sort();
     assert.deepEqual(lines, [
-      'gantry: .gantry/config.json: execution.rectify.maxAtempts: unknown key "maxAtempts"; did you mean "maxAttempts"?',
-      'gantry: .gantry/config.json: hoks: unknown key "hoks"; did you mean "hooks"?',
-      'gantry: .gantry/config.json: qualty: unknown key "qualty"; expected one of $schema, agent, quality, execution, verify, routing, gates, hooks, reporters, plugins, interaction, readiness, review',
+      'gantry: .gantry/config.json: (top level): unknown key "hoks"; did you mean "hooks"?',
+      'gantry: .gantry/config.json: (top level): unknown key "qualty"; expected one of $schema, agent, quality, execution, verify, routing, gates, hooks, reporters, plugins, interaction, readiness, review',
+      'gantry: .gantry/config.json: execution.rectify: unknown key "maxAtempts"; did you mean "maxAttempts"?',
       'gantry: .gantry/config.json: verify.suppressions: Invalid option: expected one of "reasoned"|"none"',
     ]);
   });
