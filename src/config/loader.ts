@@ -27,11 +27,12 @@ function hint(issue: z.core.$ZodIssue): string | undefined {
 export function parseConfig(file: string, raw: unknown): Config {
   const parsed = ConfigSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  const errors = parsed.error.issues.flatMap((issue) =>
-    issue.code === "unrecognized_keys" && !hint(issue)
-      ? unknownKeys(file, issue.path, issue.keys, raw)
-      : [fromZodIssue(file, issue, hint)],
-  );
+  const errors = parsed.error.issues.flatMap((issue) => {
+    const known = issue.code === "unrecognized_keys" && !hint(issue) ? knownKeys(issue.path) : [];
+    return issue.code === "unrecognized_keys" && known.length > 0
+      ? unknownKeys(file, issue.path, issue.keys, known, raw)
+      : [fromZodIssue(file, issue, hint)];
+  });
   throw inputErrors(errors.length > 0 ? errors : [new InputError(file, "", "invalid configuration")]);
 }
 
@@ -40,9 +41,9 @@ function unknownKeys(
   file: string,
   path: readonly PropertyKey[],
   keys: readonly string[],
+  known: readonly string[],
   raw: unknown,
 ): InputError[] {
-  const known = knownKeys(path);
   const present = new Set(Object.keys(valueAt(raw, path) ?? {}));
   return keys.map((key) => {
     const suggestion = suggestKey(key, known, {}, present);
