@@ -1,7 +1,12 @@
 import type { AgentRole } from "../model/agent.js";
 import type { ReadinessFinding } from "../model/readiness.js";
 import type { DecidedFinding, ReviewCheck } from "../model/review.js";
-import { type TestFailure, UNREADABLE_MEANING, type VerifyStatus } from "../model/verify.js";
+import {
+  type FeedbackGate,
+  type TestFailure,
+  UNREADABLE_MEANING,
+  type VerifyStatus,
+} from "../model/verify.js";
 import type { Story } from "../prd/story.js";
 import { markerContract } from "./completion-marker.js";
 import { fenced, fit, headOf, listOf, listText, type Section } from "./prompt-fit.js";
@@ -23,7 +28,7 @@ export interface PromptInput {
   failures?: TestFailure[];
   rawOutputTail?: string;
   /** For rectify: the status verify judged, its reason, and the first lines of an output it could not read. */
-  verdict?: { status: VerifyStatus; reason?: string; outputHead?: string[] };
+  verdict?: { status: VerifyStatus; reason?: string; outputHead?: string[]; gate?: FeedbackGate };
   /** For autofix: the review checks (the failing ones are used). */
   findings?: ReviewCheck[];
   /** For rectify and autofix: the review panel's findings that do not block, to fix all the same. */
@@ -48,7 +53,9 @@ const FAILURE_MESSAGE = 2_000;
 export function buildPrompt(input: PromptInput): string {
   const { story } = input;
   const sections: Section[] = [
-    { text: `# ${roleHeading(input.role)}: ${story.id} — ${story.title}\n\nFeature: ${input.feature}\n` },
+    {
+      text: `# ${roleHeading(input.role, input.verdict?.gate)}: ${story.id} — ${story.title}\n\nFeature: ${input.feature}\n`,
+    },
   ];
   if (story.description.trim()) {
     const heading = "## Description\n\n";
@@ -90,13 +97,27 @@ export function buildPrompt(input: PromptInput): string {
   if ((input.role === "rectify" || input.role === "autofix") && input.reviewNotes?.length) {
     sections.push(reviewNotesSection(input.reviewNotes));
   }
-  sections.push({ text: `${instructions(input.role)}\n${markerContract(input.role)}` });
+  sections.push({ text: `${instructions(input.role, input.verdict?.gate)}\n${markerContract(input.role)}` });
   return fit(sections, input.maxChars ?? DEFAULT_MAX_PROMPT_CHARS);
 }
 
+/** What each gate judged after green tests found, as the rectify prompt's section says it. */
+const GATE_HEADING: Record<FeedbackGate, string> = {
+  "test-integrity":
+    "## What test-integrity found\n\nThe tests pass, but your change weakened what judges it (tests, their configuration, or the lint / type checks).\n\n",
+  "test-strength":
+    "## What test-strength found\n\nThe tests pass, but some of them pass without your production change too.\n\n",
+  "story-check":
+    "## What the between-stories check found\n\nThe tests pass, but the project's build / smoke / demo check fails on your tree.\n\n",
+  "review-decision":
+    "## What the review panel found\n\nThe tests pass, but the review panel's blocking findings stand.\n\n",
+};
+
 function rectifySections(input: PromptInput): Section[] {
-  const heading =
-    "## Failing tests\n\nThe project's tests fail after your change. Fix the code (not the tests' intent).\n\n";
+  const gate = input.verdict?.gate;
+  const heading = gate
+    ? GATE_HEADING[gate]
+    : "## Failing tests\n\nThe project's tests fail after your change. Fix the code (not the tests' intent).\n\n";
   const failures = (input.failures ?? []).map(
     (f) => `- ${f.file ? `${f.file}: ` : ""}${f.name}: ${clip(f.message, FAILURE_MESSAGE)}`,
   );
@@ -172,11 +193,13 @@ function reviewNotesSection(notes: DecidedFinding[]): Section {
   return { text: listText(heading, lines), cut: 6, shrink: listOf(heading, lines) };
 }
 
-function instructions(role: AgentRole): string {
+function instructions(role: AgentRole, gate?: FeedbackGate): string {
   const common = "Leave your changes uncommitted: gantry runs the checks on the working tree and commits.";
   if (role === "implement") {
     return `Implement this story in the repository, with tests that exercise it. Keep the existing tests passing.\n${common}\n`;
   }
+  if (role === "rectify" && gate)
+    return `Resolve what ${gate} found above, keeping the tests passing and the acceptance criteria met.\n${common}\n`;
   if (role === "rectify")
     return `Make the failing tests above pass, keeping the acceptance criteria met.\n${common}\n`;
   return `Fix the findings above; do not change what the code does.\n${common}\n`;
@@ -205,9 +228,11 @@ export function filesNamed(story: Story): string[] {
   for (const match of text.matchAll(FILE_PATTERN)) {
     const path = match[1];
     // "Node.js", "Vue.js": a capitalised bare name ending in .js is a library, not a file.
-    if (path && !/^[A-Z][A-Za-z0-9]*\.js$/.test(path)) found.add(path);
+    if (path && !/^[A-Z][A-Za-z0-9]*\.js$/.test(path)) found.add(path.replace(/^(?:\.\/)+/, ""));
   }
-  return [...found];
+  // One file named as `src/cart.ts` and as `cart.ts` is one file: the bare name goes.
+  const paths = [...found];
+  return paths.filter((p) => p.includes("/") || !paths.some((other) => other.endsWith(`/${p}`)));
 }
 
 /** What the readiness gate's research settled for this story (prd.json `readiness.findings`), one line each. */
@@ -224,7 +249,8 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)} […]`;
 }
 
-function roleHeading(role: AgentRole): string {
+function roleHeading(role: AgentRole, gate?: FeedbackGate): string {
+  if (role === "rectify" && gate) return `Fix what ${gate} found`;
   return role === "implement"
     ? "Implement"
     : role === "rectify"

@@ -4,7 +4,8 @@ import { EXIT } from "../model/exit-codes.js";
 export function reportFailure(error: unknown): number {
   const err = error as { name?: string; message?: string; exitCode?: number; stack?: string };
   if (err?.name === "InputError") {
-    process.stderr.write(`gantry: ${err.message}\n`);
+    const all = (error as { all?: readonly { message: string }[] }).all ?? [err];
+    for (const one of all) process.stderr.write(`gantry: ${one.message}\n`);
     return EXIT.badInput;
   }
   process.stderr.write(`gantry: internal error: ${err?.message ?? String(error)}\n`);

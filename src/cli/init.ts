@@ -1,7 +1,8 @@
 /**
  * `gantry init [--dir D] [--force] [--json]`: writes .gantry/config.json with the project's test, lint,
  * typecheck and fix commands detected from its manifests, ignores gantry's run state in .gitignore and
- * creates .gantry/features/. Exit 0 whenever the config was written, also when nothing was detected;
+ * creates .gantry/features/. Names a proposed command whose program is not installed, and runs lint and
+ * typecheck once on the project as it is, warning when one already fails. Exit 0 whenever the config was written, also when nothing was detected;
  * 2 when a config exists and --force was not given.
  */
 import { existsSync, mkdirSync } from "node:fs";
@@ -9,7 +10,7 @@ import { isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { AGENT_HELP, type AgentChoice, detectAgent } from "../config/detect/agent.js";
 import { proposedWorktreeSetup } from "../config/detect/editable-install.js";
-import { COMMAND_KEYS, type Detection, detectProject } from "../config/detect/index.js";
+import { COMMAND_KEYS, type CommandKey, type Detection, detectProject } from "../config/detect/index.js";
 import { detectStoryChecks } from "../config/detect/story-checks.js";
 import { InputError } from "../config/input-error.js";
 import { CONFIG_PATH, parseConfig } from "../config/loader.js";
@@ -18,6 +19,7 @@ import { sandboxStatusLine } from "../process/sandbox.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { ensureGitignored, type GitignoreUpdate } from "../util/gitignore.js";
 import { packageFile } from "../util/package-file.js";
+import { type BaselineRun, missingPrograms, runBaseline } from "./init-checks.js";
 import { FEATURES_DIR, projectRoot } from "./project.js";
 
 export interface InitOptions {
@@ -80,6 +82,12 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
   mkdirSync(join(root, FEATURES_DIR), { recursive: true });
   writeJsonAtomic(configPath, config);
   const gitignore = ensureGitignored(root, GITIGNORE_ENTRIES, ".gantry");
+  const env = io.env ?? process.env;
+  const commands = (config.quality?.commands ?? {}) as Record<string, string>;
+  const missing = Object.entries(commands)
+    .map(([key, command]) => ({ key, command, programs: missingPrograms(command, root, env) }))
+    .filter((m) => m.programs.length > 0);
+  const baseline = await runBaseline(root, commands, env, new Set(missing.map((m) => m.key as CommandKey)));
 
   if (options.json) {
     const result = {
@@ -90,6 +98,8 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
       stacks: detection.stacks,
       commands: detection.commands,
       missing: detection.missing,
+      missingPrograms: missing,
+      baseline,
       notes: detection.notes,
       agent: agent ?? null,
       sandbox,
@@ -109,6 +119,8 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
       existed,
       featuresCreated,
       display: display(configPath),
+      missing,
+      baseline,
     }),
   );
   return 0;
@@ -123,6 +135,8 @@ function report(r: {
   existed: boolean;
   featuresCreated: boolean;
   display: string;
+  missing: { key: string; command: string; programs: string[] }[];
+  baseline: BaselineRun[];
 }): string {
   const { detection, agent, gitignore } = r;
   const lines = [`${r.existed ? "overwrote" : "wrote"} ${r.display}`];
@@ -147,6 +161,12 @@ function report(r: {
     ...detection.notes,
   ];
   for (const note of notes) lines.push(`  note: ${note}`);
+  for (const m of r.missing) {
+    lines.push(
+      `warning: quality.commands.${m.key} needs ${m.programs.join(", ")}, not installed here: install it or change the command`,
+    );
+  }
+  lines.push(...baselineLines(r.baseline));
   lines.push(
     agent
       ? `agent: ${agent.name}, the built-in adapter (${agent.source}); its call and permission flags are in docs/agents.md`
@@ -168,4 +188,17 @@ function report(r: {
     `next: write ${FEATURES_DIR}/<feature>/prd.json (docs/prd.md), check with gantry validate, then gantry run -f <feature>`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** Each baseline check's outcome; one that already fails is a warning with what it printed. */
+function baselineLines(runs: readonly BaselineRun[]): string[] {
+  return runs.map((run) => {
+    if (run.passed) return `  ${run.key} passes on the project as it is`;
+    const why = run.timedOut ? "timed out" : `exit code ${run.exitCode}`;
+    const printed = run.head.length ? `; it printed:\n${run.head.map((l) => `    ${l}`).join("\n")}` : "";
+    return (
+      `warning: ${run.key} already fails on the project as it is (${run.command}: ${why}), before any story: ` +
+      `every story would fail review and be blamed for it; fix it or change quality.commands.${run.key}${printed}`
+    );
+  });
 }

@@ -170,6 +170,7 @@ async function dryRun(
   const plan = selectStories(prd, options.story).map((story) => ({
     id: story.id,
     title: story.title,
+    dependencies: story.dependencies,
     ...routeStory(story, config),
     ...(readiness.has(story.id) ? { readiness: readiness.get(story.id) } : {}),
   }));
@@ -177,10 +178,11 @@ async function dryRun(
   else
     for (const p of plan) {
       const gaps = (p.readiness ?? []).map(
-        (g) => `${g.code}${g.severity === "blocker" ? " (parks it)" : ""}`,
+        (g) => `${g.code}${g.subject ? ` ${g.subject}` : ""}${g.severity === "blocker" ? " (parks it)" : ""}`,
       );
       const ready = gaps.length > 0 ? `  readiness: ${gaps.join(", ")}` : "";
-      process.stdout.write(`${p.id}  ${p.complexity}/${p.tier}  ${p.title}  (${p.reason})${ready}\n`);
+      const after = p.dependencies.length > 0 ? `  after ${p.dependencies.join(", ")}` : "";
+      process.stdout.write(`${p.id}  ${p.complexity}/${p.tier}  ${p.title}  (${p.reason})${after}${ready}\n`);
     }
   return 0;
 }

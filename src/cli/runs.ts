@@ -19,13 +19,15 @@ export async function runsCommand(options: {
     return 0;
   }
   const rows = [
-    ["STARTED (UTC)", "FEATURE", "STATUS", "PASSED", "FAILED", "COST", "DIRECTORY"],
+    ["STARTED (UTC)", "FEATURE", "STATUS", "PASSED", "FAILED", "BLOCKED", "SKIPPED", "COST", "DIRECTORY"],
     ...runs.map((r) => [
       r.startedAt.replace("T", " ").slice(0, 19),
       r.feature,
       r.status,
       String(r.passed),
       String(r.failed),
+      String(r.blocked),
+      String(r.skipped),
       `$${r.costUsd.toFixed(2)}`,
       r.dir,
     ]),

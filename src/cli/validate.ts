@@ -8,9 +8,10 @@ import { featurePrdPath, listFeatures, projectRoot } from "./project.js";
 
 /**
  * `gantry validate`: the pre-flight a run makes, without running: the config, every feature's PRD, the
- * agent, reporters, plugins, git, the sandbox and the quality commands. Every problem is one line on
- * standard error and the exit code is 2; warnings (keys that look misspelt) are errors with --strict. The rules
- * file of `gantry plan`'s critic is checked here too (a run does not read it).
+ * agent, reporters, plugins, git (and the working tree: run refuses uncommitted changes), the sandbox and
+ * the quality commands. Every problem is one line on standard error and the exit code is 2; warnings (keys
+ * that look misspelt) are errors with --strict. The rules file of `gantry plan`'s critic is checked here too
+ * (a run does not read it).
  */
 export async function validateCommand(options: {
   feature?: string;
@@ -29,6 +30,7 @@ export async function validateCommand(options: {
     configFile: relative(process.cwd(), configPath) || configPath,
     prds,
     strict: Boolean(options.strict),
+    checkTree: true,
   });
   checkRules(root, report);
   const valid = report.problems.length === 0;

@@ -25,6 +25,22 @@ export class InputError extends Error {
   }
 }
 
+/**
+ * Several problems in one input, all found in one reading: each is its own line. The first is this error's
+ * own message, so a caller that shows one line still shows a true one.
+ */
+export class InputErrors extends InputError {
+  constructor(readonly all: readonly InputError[]) {
+    const first = all[0] as InputError;
+    super(first.file, first.where, first.expected);
+  }
+}
+
+/** The one error, or all of them in one. */
+export function inputErrors(errors: readonly InputError[]): InputError {
+  return errors.length === 1 ? (errors[0] as InputError) : new InputErrors(errors);
+}
+
 /** `userStories[2].acceptanceCriteria` from zod's path array. */
 export function formatPath(path: readonly PropertyKey[]): string {
   let out = "";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PrdSchema } from "../prd/story.js";
+import { AnswerBodySchema } from "./answer-body-schema.js";
 import { HookPayloadSchema } from "./hook-payload.js";
 import { ReviewAnswerSchema } from "./review-answer-schema.js";
 import { ConfigSchema } from "./schema.js";
@@ -17,5 +18,6 @@ export function jsonSchemas(): Record<string, object> {
     prd: make("prd", PrdSchema),
     "hook-payload": make("hook-payload", HookPayloadSchema),
     "review-answer": make("review-answer", ReviewAnswerSchema),
+    "serve/answer": make("serve/answer", AnswerBodySchema),
   };
 }

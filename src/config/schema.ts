@@ -173,6 +173,12 @@ export const ConfigSchema = z
         testStrength: z.boolean().default(false),
         /** More mapped test files than this and the full suite runs instead. */
         maxScopedFiles: z.number().int().positive().default(50),
+        suppressions: z
+          .enum(["reasoned", "none"])
+          .default("reasoned")
+          .describe(
+            "lint / type-check suppressions a story adds: reasoned = a specific one in production code (it names its rule or error code, or @ts-expect-error says why) is shown, not failed; blanket ones, those in test files and one that silences exactly what the check reported fail test-integrity. none = every added suppression fails",
+          ),
       })
       .prefault({}),
     routing: z

@@ -29,7 +29,15 @@ export interface VerifyResult {
   scope?: string;
   /** The first lines of the output, when no verdict could be read from it (UNPARSED, NO_TESTS, BUILD_ERROR). */
   outputHead?: string[];
+  /**
+   * The gate judged after the tests that failed while the tests passed (test-integrity, test-strength,
+   * story-check, review-decision): the failures are its findings, not failing tests.
+   */
+  gate?: FeedbackGate;
 }
+
+/** The gates whose failure goes back to rectify like a red test. */
+export type FeedbackGate = "test-integrity" | "test-strength" | "story-check" | "review-decision";
 
 /** What a status that is not a test verdict means, in the words the log, ledger, reports and prompts use. */
 export const UNREADABLE_MEANING: Partial<Record<VerifyStatus, string>> = {

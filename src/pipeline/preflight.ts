@@ -6,7 +6,7 @@
  */
 import { probeAgent } from "../agents/probe.js";
 import { AgentRegistry } from "../agents/registry.js";
-import { InputError } from "../config/input-error.js";
+import { InputError, type InputErrors } from "../config/input-error.js";
 import { type Config, mandatoryGates } from "../config/schema.js";
 import { openRepo, type RepoLocations } from "../git/repo.js";
 import { loadPlugins } from "../plugins/loader.js";
@@ -33,6 +33,8 @@ export interface PreflightInput {
   reporters?: { entries: readonly ReporterEntry[]; origin: ReporterOrigin };
   /** Misspelt-looking PRD keys are problems, not warnings. */
   strict?: boolean;
+  /** Uncommitted changes are a problem, as `gantry run` finds them at its start (`validate`; run checks them itself). */
+  checkTree?: boolean;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -73,7 +75,7 @@ async function check(work: (found: Findings) => Promise<void> | void): Promise<F
     await work(found);
   } catch (error) {
     if (!(error instanceof InputError)) throw error;
-    found.problems.push(error);
+    found.problems.push(...((error as Partial<InputErrors>).all ?? [error]));
   }
   return found;
 }
@@ -145,7 +147,9 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
   });
 
   const repository = check(async (found) => {
-    const git = await openRepo(root);
+    const git = await openRepo(root).catch((error: unknown) => {
+      throw notARepository(root, error) ?? error;
+    });
     located = git.locations;
     try {
       const identity = await git.commitIdentityProblem();
@@ -158,7 +162,11 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
           "HEAD is detached; check out a branch for gantry to commit the stories to",
         );
       }
-      found.passed.push(`git: on branch ${branch}`);
+      if (input.checkTree) {
+        const dirty = await git.dirtyFiles();
+        if (dirty.length > 0) throw uncommittedChanges(root, dirty);
+      }
+      found.passed.push(`git: on branch ${branch}${input.checkTree ? ", nothing uncommitted" : ""}`);
     } finally {
       git.close();
     }
@@ -217,6 +225,26 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
   if (commands.test && !report.problems.some((p) => p.where.startsWith("quality.commands")))
     report.passed.push(`test command: ${commands.test}`);
   return report;
+}
+
+/** `gantry run` refuses to start on uncommitted changes (unless resuming, or with --allow-dirty). */
+export function uncommittedChanges(root: string, dirty: readonly string[]): InputError {
+  const list = dirty.slice(0, 5).join(", ") + (dirty.length > 5 ? `, … (${dirty.length} files)` : "");
+  return new InputError(
+    root,
+    "working tree",
+    `uncommitted changes (${list}); commit or stash them, or pass --allow-dirty`,
+  );
+}
+
+/** The project is in no git repository: say how to make one, since every story is a commit. */
+function notARepository(root: string, error: unknown): InputError | undefined {
+  if (!/not a git repository/i.test(String((error as Error)?.message ?? error))) return undefined;
+  return new InputError(
+    root,
+    "git",
+    "not a git repository; gantry commits each story to a branch: make it one with `git init && git add -A && git commit -m start`",
+  );
 }
 
 function strictText(hint: { key: string; suggestion: string }): string {

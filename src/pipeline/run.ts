@@ -26,6 +26,7 @@ import { acquireLock } from "./lock.js";
 import { settleStoryWorktrees } from "./parallel/leftovers.js";
 import { readyMainTree, workerCount } from "./parallel/main-tree.js";
 import { walkInParallel } from "./parallel/walk.js";
+import { uncommittedChanges } from "./preflight.js";
 import { isResumable, previousRun, reconcile, resumeNote } from "./resume.js";
 import { runErrorCode } from "./run-error.js";
 import { createRunContext } from "./run-setup.js";
@@ -155,14 +156,7 @@ async function checkStartIn(
   for (const note of leftovers.notes) options.warn(`gantry: ${note}`);
   // Looked for only when it matters: the run's first judge (kept for the first session), status when it finds a change.
   const dirty = options.allowDirty || isResumable(previous) ? [] : await git.uncommittedAtStart();
-  if (dirty.length > 0) {
-    const list = dirty.slice(0, 5).join(", ") + (dirty.length > 5 ? `, … (${dirty.length} files)` : "");
-    throw new InputError(
-      options.root,
-      "working tree",
-      `uncommitted changes (${list}); commit or stash them, or pass --allow-dirty`,
-    );
-  }
+  if (dirty.length > 0) throw uncommittedChanges(options.root, dirty);
   return { ...(isResumable(previous) ? { previous } : {}), worktrees: leftovers.remaining, git };
 }
 

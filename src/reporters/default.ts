@@ -2,7 +2,7 @@ import { oneLine } from "../util/text.js";
 import { duration, usd } from "./format.js";
 import { NoOptions, parseOptions } from "./options.js";
 import { progressLineIn, stamp } from "./progress-lines.js";
-import { RunModel, type StoryRecord } from "./run-model.js";
+import { passesThisRun, RunModel, type StoryRecord } from "./run-model.js";
 import type { EventArgs, Reporter, ReporterContext, ReporterStream } from "./types.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -60,7 +60,7 @@ function live(context: ReporterContext): Reporter {
     const spin = SPINNER[frame % SPINNER.length] as string;
     const lines = running.slice(0, room).map((s) => {
       const parts = [s.stage ?? "starting", since(s.startedAt), usd(s.costUsd), `tier ${s.tier ?? "?"}`];
-      if (s.attempts > 1) parts.push(`pass ${s.attempts}`);
+      if (passesThisRun(s) > 1) parts.push(`pass ${passesThisRun(s)}`);
       // The facts first: when the line is too long for the terminal, the title is what gets cut.
       return `${paint.cyan(spin)} ${fit(`${s.id} ${parts.join(" · ")}  ${oneLine(s.title)}`, 2)}`;
     });
@@ -116,7 +116,7 @@ function settled(args: EventArgs, model: RunModel, paint: Palette): string[] {
         s.durationMs !== undefined ? duration(s.durationMs) : "",
         usd(s.costUsd),
         s.tier ? `tier ${s.tier}` : "",
-        `${s.attempts} ${s.attempts === 1 ? "pass" : "passes"}`,
+        `${passesThisRun(s)} ${passesThisRun(s) === 1 ? "pass" : "passes"}`,
       ]
         .filter(Boolean)
         .join(" · ")}`,

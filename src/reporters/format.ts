@@ -1,5 +1,4 @@
-import type { LedgerEntry } from "../model/ledger.js";
-import { oneLine, truncate, withoutEscapeCodes } from "../util/text.js";
+import { oneLine, withoutEscapeCodes } from "../util/text.js";
 
 /** `12.3s`: how progress lines have always shown a duration. */
 export const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`;
@@ -38,29 +37,4 @@ export function markdownCell(text: string): string {
   return oneLine(text)
     .replace(/[&<>]/g, (c) => ENTITIES[c] as string)
     .replace(/[\\`*_[\]|~]/g, (c) => `\\${c}`);
-}
-
-/** A verdict's evidence in a few words: `TEST_FAILURE · vitest: 10 passed, 2 failed`, `typecheck ok, lint failed`. */
-export function verdictSummary(entry: LedgerEntry): string {
-  const d = entry.detail;
-  if (typeof d.status === "string") {
-    const counts =
-      typeof d.passCount === "number"
-        ? `: ${d.passCount} passed, ${d.failCount ?? 0} failed${d.skipCount ? `, ${d.skipCount} skipped` : ""}`
-        : "";
-    const runner = typeof d.runner === "string" ? ` · ${d.runner}` : "";
-    const reason = typeof d.reason === "string" ? ` (${d.reason})` : "";
-    return `${d.status}${runner}${counts}${reason}`;
-  }
-  // review-decision: its reason names the standing blockers, or says none stands.
-  if (Array.isArray(d.blockers) && typeof d.reason === "string") return d.reason;
-  if (Array.isArray(d.checks)) {
-    const checks = d.checks as { name?: unknown; success?: unknown }[];
-    const list =
-      checks.map((c) => `${String(c.name)} ${c.success ? "ok" : "failed"}`).join(", ") || "no checks";
-    // story-check: before the story or before its commit.
-    return typeof d.phase === "string" ? `${d.phase}: ${list}` : list;
-  }
-  const text = JSON.stringify(d);
-  return text === "{}" ? "" : truncate(text, 200);
 }

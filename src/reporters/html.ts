@@ -1,11 +1,12 @@
 import { dirname, relative, resolve } from "node:path";
 import { critiqueLines, type PlanCritiqueFile } from "../plan/critique-file.js";
-import { duration, escapeMarkup, seconds, usd, verdictSummary } from "./format.js";
+import { duration, escapeMarkup, seconds, usd } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
 import { featureCritique } from "./plan-critique.js";
 import { RunModel, type StageRecord, type StoryRecord, type VerdictRecord } from "./run-model.js";
 import { stageOutcome } from "./stage-verdict.js";
 import type { Reporter, ReporterContext } from "./types.js";
+import { verdictSummary } from "./verdict-summary.js";
 
 /**
  * `<runDir>/report.html` (or `outputFile`, relative to the run directory): one self-contained page, no scripts and

@@ -1,9 +1,10 @@
 import { oneLine, truncate } from "../util/text.js";
-import { seconds, verdictSummary, escapeMarkup as x } from "./format.js";
+import { seconds, escapeMarkup as x } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
 import { RunModel, type StoryRecord, type VerdictRecord } from "./run-model.js";
 import { stageOutcome } from "./stage-verdict.js";
 import type { Reporter, ReporterContext } from "./types.js";
+import { verdictSummary } from "./verdict-summary.js";
 
 const MAX_MESSAGE = 1000;
 

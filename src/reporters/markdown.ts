@@ -1,11 +1,12 @@
 import type { Verdict } from "../model/ledger.js";
 import type { PlanCritiqueFile } from "../plan/critique-file.js";
 import { oneLine, truncate } from "../util/text.js";
-import { markdownCell as cell, duration, usd, verdictSummary } from "./format.js";
+import { markdownCell as cell, duration, usd } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
 import { critiqueMarkdown, featureCritique } from "./plan-critique.js";
 import { RunModel, type StoryRecord, type VerdictRecord } from "./run-model.js";
 import type { Reporter, ReporterContext } from "./types.js";
+import { verdictSummary } from "./verdict-summary.js";
 
 export const STATUS_MARK: Record<string, string> = {
   passed: "✅",
@@ -96,5 +97,5 @@ function verdictTable(heading: string, verdicts: VerdictRecord[]): string {
     const detail = [cell(verdictSummary(entry)), ...shown].filter(Boolean).join("<br>");
     return `| ${cell(entry.gate)} | ${entry.attempt} | ${VERDICT_MARK[entry.verdict]} ${entry.verdict} | ${detail} |`;
   });
-  return `${heading}\n\n| gate | pass | verdict | detail |\n|---|--:|---|---|\n${rows.join("\n")}\n`;
+  return `${heading}\n\n| gate | pass # | verdict | detail |\n|---|--:|---|---|\n${rows.join("\n")}\n`;
 }

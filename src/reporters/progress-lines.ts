@@ -47,6 +47,8 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
     }
     case "review:result":
       return `${e.storyId} review: ${e.checks.map((c) => `${c.name} ${c.success ? "ok" : "failed"}`).join(", ") || "no checks configured"}`;
+    case "story-check:result":
+      return `${e.storyId} story-check ${PHASE[e.phase]}: ${e.checks.map(checkOutcome).join(", ") || "no checks"}`;
     case "readiness:result": {
       // A verdict carried onto the tree to commit was shown when it was judged.
       if (e.gaps.length === 0 || e.carriedFrom) return undefined;
@@ -68,6 +70,13 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
       return e.outcome === "merged"
         ? `${e.storyId} merged into the feature branch (${(e.sha ?? "").slice(0, 12)})`
         : `${e.storyId} did not merge: ${oneLine(e.reason ?? "")}`;
+    // A question waiting, and how it was answered: a log that is no terminal says why the run is quiet.
+    case "interaction:request":
+      return `asks (${e.trigger}${e.storyId ? `, ${e.storyId}` : ""}): ${oneLine(e.summary)} [${e.options.join(", ")}]`;
+    case "interaction:response":
+      return `answered ${e.trigger}: ${e.action} (${e.respondedBy})`;
+    case "run:control":
+      return `control ${e.action}${e.storyId ? ` ${e.storyId}` : ""} (${e.by})`;
     case "run:pause":
       return `run paused: ${oneLine(e.reason)}`;
     case "run:error":
@@ -100,4 +109,29 @@ function testsLabel(strategy: string, scope: string | undefined): string {
   if (!scope) return `${strategy} tests`;
   if (strategy === "scoped" && scope.startsWith("full suite")) return `tests (${scope})`;
   return `${strategy} tests (${scope})`;
+}
+
+/** When the between-stories check ran: on the committed app before the story, on its tree before the commit, after a merge. */
+const PHASE: Record<EventOf<"story-check:result">["phase"], string> = {
+  entry: "before the story",
+  exit: "on the tree to commit",
+  merge: "after the merge",
+};
+
+/** `build ok`, `smoke failed (never printed /ready/; printed "boom")`. */
+function checkOutcome(check: EventOf<"story-check:result">["checks"][number]): string {
+  if (check.success) return `${check.name} ok`;
+  const why = check.timedOut
+    ? "timed out"
+    : check.expect && !check.matched
+      ? `never printed /${check.expect}/`
+      : `exit code ${check.exitCode}`;
+  const first = check.output
+    .split("\n")
+    .map((l) => oneLine(l).trim())
+    .find((l) => l && !l.startsWith("[gantry: "));
+  const printed = first
+    ? `; printed ${JSON.stringify(first.length > 120 ? `${first.slice(0, 120)}…` : first)}`
+    : "";
+  return `${check.name} failed (${why}${printed})`;
 }

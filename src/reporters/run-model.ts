@@ -40,7 +40,10 @@ export interface StoryRecord {
   id: string;
   title: string;
   status: StoryStatus;
+  /** The story's pass number, counted across runs (as the ledger and prompts number passes). */
   attempts: number;
+  /** Its pass number when this run took it up: passes in this run are `attempts - firstPass + 1`. */
+  firstPass?: number;
   /** The tier of the latest pass. */
   tier?: string;
   costUsd: number;
@@ -104,6 +107,7 @@ export class RunModel {
           startedAt: e.at,
           // The pass about to start; the end events carry the exact count.
           attempts: e.story.attempts + 1,
+          firstPass: e.story.attempts + 1,
         });
         this.firstPass.add(e.story.id);
         break;
@@ -275,3 +279,8 @@ export class RunModel {
 }
 
 const PASSING = new Set(["pass", "not-applicable"]);
+
+/** How many passes this run gave the story (a resumed story's earlier runs' passes not counted). */
+export function passesThisRun(story: StoryRecord): number {
+  return Math.max(1, story.attempts - (story.firstPass ?? 1) + 1);
+}

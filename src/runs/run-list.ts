@@ -12,6 +12,9 @@ export interface RunListing {
   status: RunStateData["status"] | "killed";
   passed: number;
   failed: number;
+  /** Stories that did not run: a dependency failed, or skipped (by a person, a trigger or readiness). */
+  blocked: number;
+  skipped: number;
   costUsd: number;
   /** The run directory, relative to the project root. */
   dir: string;
@@ -41,14 +44,15 @@ export function listRunRecords(root: string, feature?: string): RunListing[] {
   return out;
 }
 
-function tally(file: string): { passed: number; failed: number; costUsd: number } {
-  const counts = { passed: 0, failed: 0, costUsd: 0 };
+type Tally = Pick<RunListing, "passed" | "failed" | "blocked" | "skipped" | "costUsd">;
+
+function tally(file: string): Tally {
+  const counts: Tally = { passed: 0, failed: 0, blocked: 0, skipped: 0, costUsd: 0 };
   if (!existsSync(file)) return counts;
   for (const line of readFileSync(file, "utf8").split("\n")) {
     // Only the few event types counted here are parsed; a torn last line is skipped.
     const type = /^\{"type":"([a-z:-]+)"/.exec(line)?.[1];
-    if (type !== "story:complete" && type !== "story:fail" && type !== "agent:end" && type !== "run:complete")
-      continue;
+    if (!COUNTED.has(type ?? "")) continue;
     let event: Record<string, unknown>;
     try {
       event = JSON.parse(line);
@@ -57,17 +61,25 @@ function tally(file: string): { passed: number; failed: number; costUsd: number 
     }
     if (type === "story:complete") counts.passed += 1;
     else if (type === "story:fail") counts.failed += 1;
-    else if (type === "agent:end") counts.costUsd += number(event.costUsd);
+    else if (type === "story:skip") {
+      const status = ((event.story ?? {}) as Record<string, unknown>).status;
+      if (status === "blocked") counts.blocked += 1;
+      else counts.skipped += 1;
+    } else if (type === "agent:end") counts.costUsd += number(event.costUsd);
     else {
       const summary = (event.summary ?? {}) as Record<string, unknown>;
       return {
         passed: number(summary.passed),
         failed: number(summary.failed),
+        blocked: number(summary.blocked),
+        skipped: number(summary.skipped),
         costUsd: number(summary.costUsd),
       };
     }
   }
   return counts;
 }
+
+const COUNTED = new Set(["story:complete", "story:fail", "story:skip", "agent:end", "run:complete"]);
 
 const number = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);

@@ -90,7 +90,7 @@ export interface StoryContext {
   /** failCount after each verify in this pass, for rectify's early stop. */
   failureHistory: number[];
   /** The failing result the last rectify attempt worked from, so its early stop can name both statuses. */
-  rectifiedFrom?: Pick<VerifyResult, "status" | "failCount" | "reason">;
+  rectifiedFrom?: Pick<VerifyResult, "status" | "failCount" | "reason" | "gate">;
   /** Ignored source files the story's agent sessions created (top-relative): a commit would not carry them. */
   ignoredBySessions?: Set<string>;
   /** test-integrity findings a person allowed (`findingKey`s), for the rest of the story. */

@@ -1,4 +1,4 @@
-import type { TestFailure, VerifyResult } from "../model/verify.js";
+import type { FeedbackGate, TestFailure, VerifyResult } from "../model/verify.js";
 import type { TestIntegrityResult } from "../verification/strategies/test-integrity.js";
 import type { TestStrengthResult } from "../verification/strategies/test-strength.js";
 
@@ -9,6 +9,7 @@ import type { TestStrengthResult } from "../verification/strategies/test-strengt
  */
 export function gateFailure(
   passed: VerifyResult,
+  gate: FeedbackGate,
   failures: TestFailure[],
   reason: string,
   explanation: string[],
@@ -21,6 +22,7 @@ export function gateFailure(
     failures,
     reason,
     rawOutputTail: explanation.join("\n"),
+    gate,
   };
 }
 
@@ -37,6 +39,7 @@ export function integrityFailure(
   }));
   return gateFailure(
     passed,
+    "test-integrity",
     failures,
     `test-integrity: ${integrity.reason ?? "the story weakened the tests"}`,
     [
@@ -67,6 +70,7 @@ export function weakTests(passed: VerifyResult, strength: TestStrengthResult, ba
     failures.push({ file: "", name: "test-strength", message: strength.reason ?? "" });
   return gateFailure(
     passed,
+    "test-strength",
     failures,
     `test-strength: ${strength.reason ?? "tests pass without the story's change"}`,
     [

@@ -14,19 +14,32 @@ export const rectifyStage: Stage = {
     const failed = ctx.verify;
     if (!failed) return { action: "continue" };
     const settings = ctx.run.config.execution.rectify;
-    const what = `${testsOf(failed)} ${outcomeOf(failed)}`;
+    const what = failureOf(failed);
     if (!settings.enabled) return { action: "escalate", reason: `${what}; rectify is disabled` };
     if (ctx.rectifyAttempts >= settings.maxAttempts) {
       return { action: "escalate", reason: `${what} after ${ctx.rectifyAttempts} rectify attempts` };
     }
     const history = ctx.failureHistory;
-    if (ctx.rectifyAttempts > 0 && history.length >= 2 && (history.at(-1) ?? 0) >= (history.at(-2) ?? 0)) {
+    // Counts compare only when they count the same thing: tests that went green and a later gate that
+    // failed is progress of another kind, left to the attempts' bound.
+    const sameKind = failed.gate === ctx.rectifiedFrom?.gate;
+    if (
+      ctx.rectifyAttempts > 0 &&
+      sameKind &&
+      history.length >= 2 &&
+      (history.at(-1) ?? 0) >= (history.at(-2) ?? 0)
+    ) {
       return { action: "escalate", reason: noProgress(failed, ctx.rectifiedFrom) };
     }
     const exhausted = noRetryLeft(ctx, "rectify");
     if (exhausted) return exhausted;
     ctx.rectifyAttempts += 1;
-    ctx.rectifiedFrom = { status: failed.status, failCount: failed.failCount, reason: failed.reason };
+    ctx.rectifiedFrom = {
+      status: failed.status,
+      failCount: failed.failCount,
+      ...(failed.reason ? { reason: failed.reason } : {}),
+      ...(failed.gate ? { gate: failed.gate } : {}),
+    };
     ctx.run.bus.emit("rectify:attempt", {
       storyId: ctx.story.id,
       attempt: ctx.rectifyAttempts,
@@ -40,6 +53,7 @@ export const rectifyStage: Stage = {
         status: failed.status,
         ...(failed.reason ? { reason: failed.reason } : {}),
         ...(failed.outputHead ? { outputHead: failed.outputHead } : {}),
+        ...(failed.gate ? { gate: failed.gate } : {}),
       },
       ...(ctx.reviewNotes?.length ? { reviewNotes: ctx.reviewNotes } : {}),
     });
@@ -52,7 +66,33 @@ export const rectifyStage: Stage = {
   },
 };
 
-type Outcome = Pick<VerifyResult, "status" | "failCount" | "reason">;
+type Outcome = Pick<VerifyResult, "status" | "failCount" | "reason" | "gate">;
+
+/** Longest a gate's reason is quoted in a stage's reason (the rectify prompt has all of it). */
+const GATE_REASON = 300;
+
+/**
+ * What failed, by its real cause: `scoped tests TEST_FAILURE (2 failed)`, or the gate judged after green
+ * tests with what it found (`test-integrity: src/a.py:3: new # type: ignore …`).
+ */
+export function failureOf(result: VerifyResult): string {
+  if (!result.gate) return `${testsOf(result)} ${outcomeOf(result)}`;
+  const reason = result.reason ?? `${result.gate} failed`;
+  return reason.length <= GATE_REASON ? reason : `${reason.slice(0, GATE_REASON)}…`;
+}
+
+/** `3 findings`, `1 failing check`: what a gate's failure count counts. */
+function gateCount(gate: string, count: number): string {
+  const noun =
+    gate === "story-check"
+      ? "failing check"
+      : gate === "test-strength"
+        ? "weak test file"
+        : gate === "review-decision"
+          ? "blocker"
+          : "finding";
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
 
 /** `scoped tests`, or plain `tests` when the scoped step ran the full suite (no testScoped command, nothing mapped). */
 function testsOf(result: VerifyResult): string {
@@ -71,6 +111,10 @@ function outcomeOf(result: Outcome): string {
 
 /** Why rectify stops early: fewer failures was not reached, or the status changed — named, never hidden. */
 function noProgress(now: VerifyResult, before: Outcome | undefined): string {
+  if (now.gate) {
+    const counts = before ? ` (${before.failCount} → ${gateCount(now.gate, now.failCount)})` : "";
+    return `${failureOf(now)}; the last rectify did not reduce what ${now.gate} found${counts}`;
+  }
   const tests = testsOf(now);
   if (!before || (before.status === "TEST_FAILURE" && now.status === "TEST_FAILURE")) {
     const counts = before ? ` (${before.failCount} → ${now.failCount} failed)` : "";

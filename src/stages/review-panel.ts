@@ -100,7 +100,7 @@ function blockersToFix(ctx: StoryContext, decision: PanelDecision) {
     name: `review-decision: ${b.ruleId ?? "blocking finding"}`,
     message: `${b.line > 0 ? `line ${b.line}: ` : ""}${b.text} (${basisText(b)})`,
   }));
-  return gateFailure(base, failures, `review-decision: ${decision.reason}`, [
+  return gateFailure(base, "review-decision", failures, `review-decision: ${decision.reason}`, [
     "The tests pass, but the review panel found problems that block the story, each backed by more than one",
     "reviewer's opinion (two independent reviewers, a test that fails on this change, or test-integrity):",
     ...decision.blockers.map(

@@ -7,6 +7,7 @@ import type { StageResult } from "../model/stage.js";
 import { judgingWrapper } from "../process/judging-sandbox.js";
 import { configuredChecks, runStoryChecks } from "../verification/story-check.js";
 import { addScratchWorktree, commitOfTree } from "../verification/strategies/scratch-worktree.js";
+import { outputHead } from "../verification/unreadable.js";
 import { agentStep } from "./agent-step.js";
 import type { StoryContext } from "./context.js";
 import { gateFailure } from "./gate-feedback.js";
@@ -68,7 +69,7 @@ export async function storyCheck(
   return { verdict, checks, judged };
 }
 
-/** The failing checks in one message: `build (exit code 1), demo (timed out)`. */
+/** The failing checks in one message, each with the first lines it printed: `build (exit code 1; printed "…")`. */
 export function failingChecks(checks: readonly StoryCheckRun[]): string {
   return checks
     .filter((c) => !c.success)
@@ -78,10 +79,19 @@ export function failingChecks(checks: readonly StoryCheckRun[]): string {
         : c.expect && !c.matched
           ? `never printed /${c.expect}/`
           : `exit code ${c.exitCode}`;
-      return `${c.name} (${why})`;
+      const head = outputHead(withoutGantryNotes(c.output), PRINTED_LINES);
+      const quoted = head.map((l) => JSON.stringify(l.length > 120 ? `${l.slice(0, 120)}…` : l));
+      const printed = quoted.length ? `printed ${quoted.join(" / ")}` : "printed nothing";
+      return `${c.name} (${why}; ${printed})`;
     })
     .join(", ");
 }
+
+/** The check's own output: the note gantry appends (`[gantry: timed out …]`) says what `why` says already. */
+const withoutGantryNotes = (output: string) => output.replace(/^\[gantry: .*\]$/gm, "");
+
+/** How many of a failed check's first lines its reason quotes. */
+const PRINTED_LINES = 3;
 
 /**
  * Before the story is committed: on a failure the story goes back to rectify with the checks' output,
@@ -110,6 +120,7 @@ export async function storyCheckAtExit(ctx: StoryContext, judged: Judged): Promi
       durationMs: 0,
       rawOutputTail: "",
     },
+    "story-check",
     failing.map((c) => ({
       name: `story-check: ${c.name}`,
       message: `\`${c.command}\`: ${failingChecks([c])}`,

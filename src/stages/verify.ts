@@ -31,6 +31,7 @@ export const verifyStage: Stage = {
         acceptanceCriteria: ctx.story.acceptanceCriteria,
         ...(judged ? { judged: { sha: judged.sha, tree: judged.tree } } : {}),
         ...(ctx.integrityAllowed ? { allowedByAnswer: ctx.integrityAllowed } : {}),
+        reported: (ctx.review?.checks ?? []).filter((c) => !c.success).map((c) => c.output),
       });
       if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
       if (integrity.verdict === "fail" && ctx.run.mandatoryGates.includes("test-integrity")) {

@@ -5,7 +5,7 @@ import { installWhenManifestsChanged } from "./install.js";
 import { parseTestOutput } from "./parsers/registry.js";
 import { runQualityCommand } from "./quality-command.js";
 import { judgeStatus } from "./status.js";
-import { outputHead, unreadableReason } from "./unreadable.js";
+import { unreadableHead, unreadableReason } from "./unreadable.js";
 import type { Workspace } from "./workspace.js";
 
 export interface VerifyRequest {
@@ -50,7 +50,7 @@ export async function runVerification(run: Workspace, request: VerifyRequest): P
     const judgement = judgeStatus(parsed, outcome);
     const { status } = judgement;
     // No verdict in the output: say which status and what it means, with the lines that could not be read.
-    const head = UNREADABLE_MEANING[status] ? outputHead(outcome.output) : undefined;
+    const head = UNREADABLE_MEANING[status] ? unreadableHead(status, outcome.output) : undefined;
     const reason = head ? unreadableReason(status, judgement.reason, head) : judgement.reason;
     return {
       storyId: request.storyId,

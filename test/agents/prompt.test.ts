@@ -220,9 +220,18 @@ describe("filesNamed", () => {
     assert.deepEqual(filesNamed(s), [
       "package.json",
       "src/cart.ts",
-      "./lib/util.js",
+      "lib/util.js",
       "README.md",
       "test/cart.test.ts",
     ]);
+  });
+
+  it("names one file once however it is written: with ./, and as a bare name beside its path", () => {
+    const s = story({
+      title: "Edit src/cart.ts",
+      description: "so that cart.ts exports total; see ./src/cart.ts and util.ts",
+      acceptanceCriteria: ["src/cart.ts has total"],
+    });
+    assert.deepEqual(filesNamed(s), ["src/cart.ts", "util.ts"]);
   });
 });

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { InputError } from "../../src/config/input-error.js";
+import { InputError, InputErrors } from "../../src/config/input-error.js";
 import { loadConfig, parseConfig } from "../../src/config/loader.js";
 import { mandatoryGates } from "../../src/config/schema.js";
 
@@ -35,7 +35,27 @@ describe("config loading", () => {
       () => parseConfig("c.json", { execution: { rectify: { enabled: true, maxAttempt: 2 } } }),
       (e: unknown) =>
         e instanceof InputError &&
-        /c\.json: execution\.rectify: Unrecognized key: "maxAttempt"/.test(e.message),
+        e.message === 'c.json: execution.rectify: unknown key "maxAttempt"; did you mean "maxAttempts"?',
+    );
+  });
+
+  it("names every problem at once, each with its place", () => {
+    assert.throws(
+      () =>
+        parseConfig("c.json", {
+          execution: { rectify: { maxAttempt: 2 } },
+          verify: { testStrenght: true, maxScopedFiles: 0 },
+          zzz: 1,
+        }),
+      (e: unknown) =>
+        e instanceof InputErrors &&
+        e.all.map((one) => one.message).join("\n") ===
+          [
+            'c.json: execution.rectify: unknown key "maxAttempt"; did you mean "maxAttempts"?',
+            "c.json: verify.maxScopedFiles: Too small: expected number to be >0",
+            'c.json: verify: unknown key "testStrenght"; did you mean "testStrength"?',
+            'c.json: (top level): unknown key "zzz"; expected one of $schema, agent, quality, execution, verify, routing, gates, hooks, reporters, plugins, interaction, readiness, review',
+          ].join("\n"),
     );
   });
 

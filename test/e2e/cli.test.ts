@@ -66,6 +66,13 @@ describe("gantry commands", { concurrency: 2 }, () => {
       JSON.parse(dry.stdout).plan.map((p: { id: string; tier: string }) => `${p.id}:${p.tier}`),
       ["US-1:fast", "US-2:fast"],
     );
+    assert.deepEqual(
+      JSON.parse(dry.stdout).plan.map((p: { dependencies: string[] }) => p.dependencies),
+      [[], ["US-1"]],
+    );
+    const text = await gantry(root, ["run", "--feature", "f", "--dry-run"]);
+    assert.match(text.stdout, /^US-2 .*\) {2}after US-1$/m, "the plan says what a story waits for");
+    assert.doesNotMatch(text.stdout, /^US-1 .*after/m);
     assert.equal(existsSync(join(root, ".gantry/runs")), false);
     assert.equal(git(root, "status", "--porcelain"), "");
     const status = await gantry(root, ["status", "--feature", "f"]);

@@ -64,6 +64,18 @@ describe("interaction triggers through the built CLI", { concurrency: 3, timeout
       "ask story-ambiguity US-1 [approve,skip,abort] fallback=skip",
       "answer story-ambiguity skip by auto",
     ]);
+    // Standard output is no terminal here: the question and its answer are lines of the log, as `gantry logs` shows.
+    assert.match(
+      result.stdout,
+      /^\[\d\d:\d\d:\d\d\] asks \(story-ambiguity, US-1\): US-1 "[^"]*" has no acceptance criteria \[approve, skip, abort\]$/m,
+    );
+    assert.match(result.stdout, /^\[\d\d:\d\d:\d\d\] answered story-ambiguity: skip \(auto\)$/m);
+    // gantry runs counts the skipped story: the run exited 1, and its row says why.
+    const runs = JSON.parse((await gantry(root, ["runs", "--json"])).stdout);
+    assert.deepEqual(
+      runs.map((r: Record<string, unknown>) => [r.status, r.passed, r.failed, r.blocked, r.skipped]),
+      [["complete", 1, 0, 0, 1]],
+    );
     const skipEvent = events.find((e) => e.type === "story:skip");
     assert.match(String(skipEvent?.reason), /no acceptance criteria; interaction story-ambiguity: skip/);
   });

@@ -32,7 +32,7 @@ const always = `import assert from "node:assert/strict";\nimport { test } from "
  * ruleIds), so the story passes. US-2: a blocker two reviewers raise 3 lines apart (one path with a diff
  * prefix) and a lone one whose test fails on the story's tree but passes at base both stand, and a lone
  * one is lowered: all three reach the rectify prompt, and after it the story passes. US-3: an answer that
- * is not JSON fails the gate and the story.
+ * is not JSON, twice, fails the gate and the story. US-4: prose once, then JSON when asked again: it passes.
  */
 const REVIEW_PLAN = {
   "US-1": {
@@ -79,6 +79,7 @@ const REVIEW_PLAN = {
     },
   },
   "US-3": { b: { answer: "LGTM, ship it" } },
+  "US-4": { b: { answer: "Looks fine to me.", again: { findings: [] } } },
 };
 
 const write = (files: Record<string, string>) => ({ write: files });
@@ -95,6 +96,7 @@ const AGENT_PLAN = {
   "US-3": [
     write({ "src/three.js": "export const three = 3;\n", "test/three.test.js": passingTest("three") }),
   ],
+  "US-4": [write({ "src/five.js": "export const five = 5;\n", "test/five.test.js": passingTest("five") })],
 };
 
 interface ReviewCall {
@@ -139,7 +141,7 @@ describe("the review panel (built CLI, fake reviewer CLIs on PATH)", { timeout: 
       ],
     };
     root = makeProject({
-      stories: ["US-1", "US-2", "US-3"].map((id) => story(id)),
+      stories: ["US-1", "US-2", "US-3", "US-4"].map((id) => story(id)),
       plan: AGENT_PLAN,
       config,
       files: {
@@ -177,10 +179,14 @@ describe("the review panel (built CLI, fake reviewer CLIs on PATH)", { timeout: 
     return readFileSync(join(promptsDir, file), "utf8");
   };
 
-  it("runs: two stories pass, the one with an invalid answer fails", () => {
+  it("runs: three stories pass, the one with an invalid answer (asked twice) fails", () => {
     const stories = prdStories(root);
     const status = Object.fromEntries(Object.entries(stories).map(([id, s]) => [id, s.status]));
-    assert.deepEqual(status, { "US-1": "passed", "US-2": "passed", "US-3": "failed" }, result.stderr);
+    assert.deepEqual(
+      status,
+      { "US-1": "passed", "US-2": "passed", "US-3": "failed", "US-4": "passed" },
+      result.stderr,
+    );
     assert.equal(result.code, 1);
   });
 
@@ -230,7 +236,7 @@ describe("the review panel (built CLI, fake reviewer CLIs on PATH)", { timeout: 
     assert.match(report, /blocking src\/two\.js:5: TWO-A two is a string — raised by a and b/);
     assert.match(report, /blocking src\/four\.js:1: FOUR-A four returns 5 — a's test fails/);
     assert.match(report, /lowered src\/one\.js:1 \(b\): ONE-B — raised by 1 reviewer \(b\), two needed/);
-    assert.match(report, /b: no valid answer \(its output holds no JSON object\)/);
+    assert.match(report, /b: no valid answer \(its output holds no JSON object \(asked twice\)\)/);
     assert.match(
       report,
       /\| review-decision \| 1 \| ❌ fail \| 2 blocking findings stand: src\/two\.js:5 \(raised by a and b\)/,
@@ -240,28 +246,46 @@ describe("the review panel (built CLI, fake reviewer CLIs on PATH)", { timeout: 
   it("fails the gate and the story on an answer that is not JSON", () => {
     const [only] = decisions("US-3");
     assert.equal(only?.verdict, "fail");
-    assert.match(only?.detail.reason ?? "", /no valid answer from b \(its output holds no JSON object\)/);
+    assert.match(
+      only?.detail.reason ?? "",
+      /no valid answer from b \(its output holds no JSON object \(asked twice\)\)/,
+    );
+    const asked = calls.filter((c) => c.story === "US-3" && c.name === "b").map((c) => c.prompt);
+    assert.equal(asked.length, 2, "asked once more before the story failed");
+    assert.match(asked[1] ?? "", /^Your last answer could not be read: its output holds no JSON object\./);
     assert.match(
       readFileSync(join(root, ".gantry/features/f/prd.json"), "utf8"),
       /review-decision: no valid answer from b/,
     );
   });
 
+  it("asks a reviewer that printed prose once more, and takes its second answer", () => {
+    const [only, ...more] = decisions("US-4");
+    assert.equal(more.length, 0);
+    assert.equal(only?.verdict, "pass");
+    const asked = calls.filter((c) => c.story === "US-4" && c.name === "b").map((c) => c.prompt);
+    assert.equal(asked.length, 2);
+    assert.match(asked[1] ?? "", /^Your last answer could not be read: its output holds no JSON object\./);
+  });
+
   it("gives every reviewer the same prompt, with no other reviewer's output in it", () => {
     const texts = Object.values(REVIEW_PLAN).flatMap((byReviewer) =>
       Object.values(byReviewer).map((e) => JSON.stringify(e.answer).match(/[A-Z]+-[A-Z]+/)?.[0] ?? ""),
     );
-    assert.equal(calls.length, 8, `reviewer calls: ${calls.length}`);
+    assert.equal(calls.length, 12, `reviewer calls: ${calls.length}`);
     for (const call of calls) {
       assert.equal(call.role, "review");
       for (const text of texts.filter(Boolean))
         assert.ok(!call.prompt.includes(text), `${call.name} saw ${text}`);
     }
-    const stories = (name: string) => calls.filter((c) => c.name === name).map((c) => c.story);
+    const stories = (name: string) => [...new Set(calls.filter((c) => c.name === name).map((c) => c.story))];
     assert.deepEqual(stories("a"), stories("b"));
     for (const story of new Set(stories("a"))) {
+      // A reviewer asked once more gets its own prompt then; the panel's own prompt is the same for all.
       const prompts = (name: string) =>
-        calls.filter((c) => c.name === name && c.story === story).map((c) => c.prompt);
+        calls
+          .filter((c) => c.name === name && c.story === story && !c.prompt.startsWith("Your last answer"))
+          .map((c) => c.prompt);
       assert.deepEqual(prompts("a").sort(), prompts("b").sort(), `${story}: a and b got different prompts`);
     }
   });

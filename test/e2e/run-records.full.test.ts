@@ -119,11 +119,14 @@ describe("what a run shows and keeps (built CLI)", { concurrency: false }, () =>
     const table = await gantry(root, ["runs"]);
     assert.equal(table.code, 0, table.stderr);
     const id = runDir.split("/").at(-1) as string;
-    assert.match(table.stdout, /^STARTED \(UTC\) +FEATURE +STATUS +PASSED +FAILED +COST +DIRECTORY$/m);
+    assert.match(
+      table.stdout,
+      /^STARTED \(UTC\) +FEATURE +STATUS +PASSED +FAILED +BLOCKED +SKIPPED +COST +DIRECTORY$/m,
+    );
     assert.match(
       table.stdout,
       new RegExp(
-        `^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +f +complete +1 +0 +\\$0\\.00 +\\.gantry/runs/${id}$`,
+        `^\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d +f +complete +1 +0 +0 +0 +\\$0\\.00 +\\.gantry/runs/${id}$`,
         "m",
       ),
     );

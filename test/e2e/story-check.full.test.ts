@@ -72,7 +72,12 @@ describe("the between-stories check (built CLI)", { timeout: 300_000 }, () => {
     assert.equal((entries[0]?.detail as { phase?: string } | undefined)?.phase, "entry");
     assert.match(
       `${result.stdout}${result.stderr}`,
-      /story-check before US-1: the committed app fails build \(never printed \/built ok\/\)/,
+      /story-check before US-1: the committed app fails build \(never printed \/built ok\/; printed "app\(\) is broken"\)/,
+    );
+    assert.match(
+      result.stdout,
+      /US-1 story-check before the story: build failed \(never printed \/built ok\/; printed "app\(\) is broken"\)/,
+      "the check shows in the progress lines",
     );
     assert.equal(prdStories(root)["US-1"]?.status, "paused");
   });
@@ -164,6 +169,12 @@ describe("the between-stories check (built CLI)", { timeout: 300_000 }, () => {
     const prompt = readFileSync(join(run.dir, "prompts", rectify), "utf8");
     assert.match(prompt, /story-check: build/);
     assert.match(prompt, /app\(\) is broken/);
+    // The tests passed: the prompt and the progress lines name the check that failed, not a test failure.
+    assert.match(prompt, /^# Fix what story-check found: US-1/m);
+    assert.match(prompt, /## What the between-stories check found/);
+    assert.doesNotMatch(prompt, /Fix failing tests|The project's tests fail/);
+    assert.match(result.stdout, /US-1 rectify retry → verify: rectify attempt 1: story-check: build \(/);
+    assert.doesNotMatch(result.stdout, /TEST_FAILURE/);
     assert.deepEqual(processesWith(marker), [], "the demo left processes running");
     // story-check is mandatory here, and its exit verdict is bound to the tree that was committed.
     const check = await gantry(root, ["ledger", "check"]);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { PassThrough } from "node:stream";
 import { describe, it } from "node:test";
+import { TRIGGERS } from "../../src/config/interaction-schema.js";
 import { createBroker } from "../../src/interaction/broker.js";
 import { choose, createCliChannel } from "../../src/interaction/channels/cli.js";
 import { never, request } from "./helpers.js";
@@ -57,5 +58,14 @@ describe("cli channel", { timeout: 10_000 }, () => {
     assert.equal(choose("a", [...options]), undefined, "approve or abort");
     assert.equal(choose("9", [...options]), undefined);
     assert.equal(choose("", [...options]), undefined);
+  });
+
+  it("takes every option of every trigger, by name and by number", () => {
+    for (const { actions } of Object.values(TRIGGERS)) {
+      actions.forEach((action, i) => {
+        assert.equal(choose(action, [...actions]), action);
+        assert.equal(choose(String(i + 1), [...actions]), action);
+      });
+    }
   });
 });

@@ -114,7 +114,7 @@ describe("the pre-flight", { concurrency: 3 }, () => {
     assert.equal(report.problems.length, 1);
     assert.match(
       report.problems[0]?.message ?? "",
-      /^.*gantry-no-git-\w+: git cannot work here: not a git repository/,
+      /^.*gantry-no-git-\w+: git: not a git repository; .*`git init && git add -A && git commit -m start`$/,
     );
 
     const { root, input } = project({ agent: GOOD_AGENT, quality: TESTS });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { EventPayloads } from "../../src/model/events.js";
-import { RunModel } from "../../src/reporters/run-model.js";
+import { passesThisRun, RunModel } from "../../src/reporters/run-model.js";
 import type { EventArgs } from "../../src/reporters/types.js";
 import { emitSampleRun, freshDir, sampleBus } from "./sample-run.js";
 
@@ -50,6 +50,30 @@ const verdict = (v: "pass" | "fail") => ({
 });
 
 describe("run model", () => {
+  it("counts a resumed story's passes in this run, beside its pass number across runs", () => {
+    const model = new RunModel();
+    const at = "2026-01-01T00:00:00.000Z";
+    const story = { id: "US-1", title: "one", status: "in-progress" as const, attempts: 4 };
+    const apply = (...args: EventArgs) => model.apply(...args);
+    apply("story:start", { runId: "r", at, story, tier: "fast" } as never);
+    const record = model.stories.get("US-1");
+    assert.deepEqual([record?.attempts, record && passesThisRun(record)], [5, 1]);
+    apply("stage:enter", { runId: "r", at, storyId: "US-1", stage: "routing" } as never);
+    apply("stage:enter", { runId: "r", at, storyId: "US-1", stage: "routing" } as never);
+    assert.deepEqual([record?.attempts, record && passesThisRun(record)], [6, 2]);
+    apply("story:complete", {
+      runId: "r",
+      at,
+      story: { ...story, status: "passed", attempts: 6 },
+      metrics: { durationMs: 1, costUsd: 0, attempts: 6, tier: "fast", agentCalls: 2 },
+    } as never);
+    assert.deepEqual(
+      [record?.attempts, record && passesThisRun(record)],
+      [6, 2],
+      "not 6 passes: 4 were earlier runs'",
+    );
+  });
+
   it("builds each story's record from the sample run", () => {
     const model = new RunModel();
     const { bus, dispose } = sampleBus(freshDir());

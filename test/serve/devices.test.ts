@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { chmodSync, readdirSync, readFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { addDevice, registryFile, revokeDevice } from "../../src/serve/devices/registry.js";
@@ -166,6 +167,32 @@ describe("gantry serve: signed device routes", () => {
     for (const secret of [run.requestId, "requestId", '"action"', "BEGIN", "x-gantry", keys.publicKey])
       assert.ok(!audit.includes(secret), `no bodies, signatures or keys: ${secret}`);
     assert.deepEqual(Object.keys(lines[0]).sort(), ["at", "device", "outcome", "status", "verb"]);
+  });
+
+  it("takes every option story-readiness offers (fix, continue, skip, abort) from a signed device", async () => {
+    for (const action of ["fix", "continue", "skip", "abort"]) {
+      const id = randomUUID();
+      const request = {
+        id,
+        trigger: "story-readiness",
+        storyId: "US-1",
+        summary: "not ready",
+        options: ["fix", "continue", "skip", "abort"],
+        timeoutMs: 60_000,
+        fallback: "fix",
+      };
+      writeFileSync(join(run.runDir, "interaction", `${id}.request.json`), JSON.stringify(request));
+      run.append({ type: "interaction:request", ...request });
+      const reply = await send(
+        server.port,
+        signed(keys, answerer, "POST", ANSWER, JSON.stringify({ requestId: id, action })),
+      );
+      assert.equal(reply.status, 200, `${action}: ${reply.text}`);
+      const written = JSON.parse(
+        readFileSync(join(run.runDir, "interaction", `${id}.response.json`), "utf8"),
+      );
+      assert.equal(written.action, action);
+    }
   });
 
   it("answers a signed read 304 when the device holds the copy, and only after every check", async () => {

@@ -5,6 +5,7 @@ import { describe, it } from "node:test";
 import type { VerifyResult } from "../../src/model/verify.js";
 import type { Story } from "../../src/prd/story.js";
 import type { RunContext, StoryContext } from "../../src/stages/context.js";
+import { integrityFailure } from "../../src/stages/gate-feedback.js";
 import { rectifyStage } from "../../src/stages/rectify.js";
 import { runContext } from "../pipeline/run-context.js";
 
@@ -145,6 +146,66 @@ describe("rectify stage", () => {
       /first lines of the output gantry could not read:\n\n```\ncollected 3 items\nweird plugin line\n```/,
     );
     assert.deepEqual(ctx.rectifiedFrom?.status, "UNPARSED");
+  });
+
+  it("a gate that failed after green tests is named as the cause, in the reason, the prompt's title and its instructions", async () => {
+    const { run, root, sessions } = await rectifyRun();
+    const integrity = integrityFailure(
+      { ...failing(0), status: "PASS", success: true, failures: [] },
+      {
+        verdict: "fail",
+        findings: [
+          {
+            kind: "suppression-added",
+            file: "src/a.py",
+            line: 3,
+            evidence: "new type: ignore (mypy/pyright): x = y  # type: ignore",
+          },
+          { kind: "marker-added", file: "tests/test_a.py", line: 9, evidence: "new skip: @pytest.mark.skip" },
+        ],
+        allowed: [],
+        counts: [],
+        reason: "src/a.py:3: new type: ignore (mypy/pyright); tests/test_a.py:9: new skip",
+      },
+      "a".repeat(40),
+    );
+    // The tests went from 2 failures to green; the 2 findings are no count of failing tests.
+    const ctx = storyContext(run, {
+      verify: integrity,
+      failureHistory: [2, 2],
+      rectifyAttempts: 1,
+      rectifiedFrom: { status: "TEST_FAILURE", failCount: 2 },
+    });
+    const result = await rectifyStage.execute(ctx);
+    assert.deepEqual(result, {
+      action: "retry",
+      fromStage: "verify",
+      reason:
+        "rectify attempt 2: test-integrity: src/a.py:3: new type: ignore (mypy/pyright); tests/test_a.py:9: new skip",
+    });
+    assert.deepEqual(sessions(), ["rectify"]);
+    const prompt = readFileSync(join(root, "prompt.txt"), "utf8");
+    assert.match(prompt, /^# Fix what test-integrity found: US-1/m);
+    assert.match(prompt, /## What test-integrity found\n\nThe tests pass, but your change weakened/);
+    assert.match(prompt, /Resolve what test-integrity found above/);
+    assert.doesNotMatch(
+      prompt,
+      /Fix failing tests|The project's tests fail|Make the failing tests above pass/,
+    );
+
+    // The same gate again, with as many findings: no progress, said in its own terms.
+    const again = storyContext(run, {
+      verify: integrity,
+      failureHistory: [2, 2],
+      rectifyAttempts: 2,
+      rectifiedFrom: { status: "TEST_FAILURE", failCount: 2, gate: "test-integrity" },
+    });
+    const stopped = await rectifyStage.execute(again);
+    assert.deepEqual(stopped, {
+      action: "escalate",
+      reason:
+        "test-integrity: src/a.py:3: new type: ignore (mypy/pyright); tests/test_a.py:9: new skip; the last rectify did not reduce what test-integrity found (2 → 2 findings)",
+    });
   });
 
   it("while the failures go down, runs a rectify session and retries from verify", async () => {

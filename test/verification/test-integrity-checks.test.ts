@@ -12,7 +12,7 @@ import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
 import type { TestIntegrityFinding } from "../../src/model/events.js";
 import type { Judged } from "../../src/model/ledger.js";
 import { findingKey } from "../../src/verification/strategies/test-integrity/allowance.js";
-import { ANSWERED, judgeIntegrity } from "../../src/verification/strategies/test-integrity.js";
+import { ANSWERED, judgeIntegrity, REASONED } from "../../src/verification/strategies/test-integrity.js";
 import type { StoryWork } from "../../src/verification/workspace.js";
 import { git, write } from "../support/fixture-repo.js";
 
@@ -80,6 +80,7 @@ function judge(
   criteria: string[] = [],
   answered?: ReadonlySet<string>,
   config: ConfigInput = {},
+  reported: string[] = [],
 ) {
   const ctx = {
     run: {
@@ -93,26 +94,57 @@ function judge(
     baseSha: base,
     pass: 1,
   } as unknown as StoryWork;
-  return judgeIntegrity(ctx, judged, criteria, answered);
+  return judgeIntegrity(ctx, judged, criteria, answered, reported);
 }
 const summary = (findings: TestIntegrityFinding[]) =>
   findings.map((f) => `${f.kind} ${f.file}${f.line ? `:${f.line}` : ""}`);
 
 describe("test-integrity: lint and type-check configuration and suppressions", { concurrency: true }, () => {
-  it("a suppression added to production code fails the gate, though the story touched no test", async () => {
+  it("a blanket suppression in production code fails the gate, though the story touched no test; a specific one is shown, not failed", async () => {
     const result = await judge(
       await story({
         "src/parse.ts": PARSE.replace("  return", "  // @ts-ignore\n  return"),
-        "src/util.py": "def f():\n    return g()  # type: ignore[name-defined]\n",
+        "src/util.py":
+          "def f():\n    return g()  # type: ignore[name-defined]\n\ndef h():\n    return k._x  # noqa: SLF001\n\ndef i():\n    return j()  # type: ignore\n",
       }),
     );
     assert.equal(result.verdict, "fail");
     assert.deepEqual(summary(result.findings), [
       "suppression-added src/parse.ts:3",
-      "suppression-added src/util.py:2",
+      "suppression-added src/util.py:8",
     ]);
-    assert.equal(result.findings[0]?.evidence, "new @ts-ignore (typescript): // @ts-ignore");
+    assert.equal(
+      result.findings[0]?.evidence,
+      "new @ts-ignore (typescript), blanket (it names no rule or error code, or covers the whole file): // @ts-ignore",
+    );
     assert.match(result.reason ?? "", /src\/parse\.ts:3: new @ts-ignore/);
+    assert.deepEqual(
+      result.allowed.map((f) => [f.file, f.line, f.allowedBy]),
+      [
+        ["src/util.py", 2, REASONED],
+        ["src/util.py", 5, REASONED],
+      ],
+    );
+  });
+
+  it("a specific suppression alone passes with it shown; verify.suppressions none fails it; silencing exactly what the check reported fails", async () => {
+    const judged = await story({
+      "src/util.py": "def f():\n    return g()  # type: ignore[attr-defined]\n",
+    });
+    const shown = await judge(judged);
+    assert.deepEqual([shown.verdict, shown.findings, shown.allowed.length], ["pass", [], 1]);
+    const none = await judge(judged, [], undefined, { verify: { suppressions: "none" } });
+    assert.equal(none.verdict, "fail");
+    assert.match(none.findings[0]?.evidence ?? "", /, and verify\.suppressions is none:/);
+    const mypy = 'src/util.py:2: error: Module has no attribute "g"  [attr-defined]\nFound 1 error in 1 file';
+    const silenced = await judge(judged, [], undefined, {}, [mypy]);
+    assert.equal(silenced.verdict, "fail");
+    assert.match(
+      silenced.findings[0]?.evidence ?? "",
+      /silencing attr-defined, exactly what the lint \/ type check reported/,
+    );
+    const elsewhere = await judge(judged, [], undefined, {}, [mypy.replaceAll("util.py", "other.py")]);
+    assert.equal(elsewhere.verdict, "pass", "the same code reported for another file is not this failure");
   });
 
   it("a suppression that was only moved is not new, and code alone is not applicable", async () => {

@@ -154,8 +154,15 @@ function detectLint(files: ProjectFiles, pkg: PackageJson, result: StackResult):
   const set = (key: "lint" | "lintFix" | "formatFix", command: string, source: string): void => {
     c[key] = { command, source } satisfies Found;
   };
+  // The project's own lint script is its word on what lint means; the tools below still give the fixers.
+  const script = pkg.scripts.lint;
+  const ownLint = script !== undefined && !usesWatch(expandScript(script, pkg.scripts));
+  const lint = (command: string, source: string) => {
+    if (!ownLint) set("lint", command, source);
+  };
+  if (ownLint) set("lint", "npm run lint", "scripts.lint in package.json");
   if (biome) {
-    set("lint", "npx biome check .", biome);
+    lint("npx biome check .", biome);
     set("lintFix", "npx biome check --write .", biome);
     set("formatFix", "npx biome format --write .", biome);
     if (eslint) result.notes.push(`eslint also found (${eslint}); biome is used for lint`);
@@ -166,9 +173,9 @@ function detectLint(files: ProjectFiles, pkg: PackageJson, result: StackResult):
   // slip fails review and formatFix has work to do.
   const prettierCheck = prettier ? "npx prettier --check ." : undefined;
   if (eslint) {
-    set("lint", prettierCheck ? `npx eslint . && ${prettierCheck}` : "npx eslint .", eslint);
+    lint(prettierCheck ? `npx eslint . && ${prettierCheck}` : "npx eslint .", eslint);
     set("lintFix", "npx eslint --fix .", eslint);
-  } else if (prettier && prettierCheck) set("lint", prettierCheck, prettier);
+  } else if (prettier && prettierCheck) lint(prettierCheck, prettier);
   if (prettier) set("formatFix", "npx prettier --write .", prettier);
 }
 

@@ -4,6 +4,8 @@
  * `python -m pytest`, `ruff`, `mypy` calls: run them from the project's virtualenv (or edit them to
  * `uv run ...` / `poetry run ...`).
  */
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { type ManifestScan, scanIni, scanRequirements, scanToml } from "./python-manifests.js";
 import type { Found, ProjectFiles, StackResult } from "./types.js";
 
@@ -58,9 +60,38 @@ function toolSource(
   return listed ? `${tool.dep} in ${listed}` : undefined;
 }
 
+/** A `tests/` or `test/` folder holding `test_*.py` / `*_test.py` files: pytest collects it with no manifest. */
+function pytestFolder(files: ProjectFiles): string | undefined {
+  for (const folder of ["tests", "test"]) {
+    let names: string[];
+    try {
+      names = readdirSync(join(files.root, folder));
+    } catch {
+      continue;
+    }
+    if (names.some((name) => /^test_.*\.py$|_test\.py$/.test(name))) return `${folder}/`;
+  }
+  return undefined;
+}
+
 export function detectPython(files: ProjectFiles): StackResult | undefined {
   const markers = files.matching(MARKERS);
-  if (markers.length === 0) return undefined;
+  if (markers.length === 0) {
+    const folder = pytestFolder(files);
+    if (!folder) return undefined;
+    const source = `Python tests in ${folder} (pytest collects them; no manifest)`;
+    return {
+      stack: "python",
+      manifest: folder,
+      commands: {
+        test: { command: "python -m pytest", source },
+        testScoped: { command: "python -m pytest {{files}}", source },
+      },
+      notes: [
+        "no pyproject.toml, setup.cfg or requirements*.txt: pytest must be installed where the tests run",
+      ],
+    };
+  }
   const project = load(files);
   const result: StackResult = { stack: "python", manifest: markers.join(", "), commands: {}, notes: [] };
   const c = result.commands;

@@ -97,56 +97,101 @@ export async function dispatchPanel(input: DispatchInput): Promise<DispatchResul
   const records = await Promise.all(
     input.reviewers.map((reviewer) =>
       queue.add(async (): Promise<ReviewerRecord> => {
-        const promptFile = join(input.promptDir, `${input.storyId}-${input.pass}-review-${reviewer.name}.md`);
-        writeFileSync(promptFile, input.prompt);
-        const call = {
-          storyId: input.storyId,
-          role: "review" as const,
-          agent: `${reviewer.adapter.name}:${reviewer.name}`,
-          model: reviewer.model,
-          tier: input.tier,
-        };
         const startedAt = new Date().toISOString();
-        input.bus.emit("agent:start", call);
-        const sessionId = `${input.runId}-${input.storyId}-${input.pass}-review-${reviewer.name}-${randomUUID()}`;
-        const result = await reviewer.adapter.run({
-          role: "review",
-          storyId: input.storyId,
-          attempt: input.pass,
-          tier: input.tier,
-          model: reviewer.model,
-          prompt: input.prompt,
-          promptFile,
-          cwd: input.root,
-          timeoutMs: input.timeoutMs,
-          signal: input.signal,
-          feature: input.feature,
-          runId: input.runId,
-          sessionId,
-          ...(input.sandbox ? { sandbox: input.sandbox } : {}),
-        });
-        killMarkedProcesses(SESSION_ID_VARIABLE, sessionId);
-        const endedAt = new Date().toISOString();
-        sessions.push(result);
-        input.bus.emit("agent:end", {
-          ...call,
-          exitCode: result.exitCode,
-          durationMs: result.durationMs,
-          costUsd: result.costUsd,
-          costBasis: result.costBasis,
-          ...(result.tokens ? { tokens: result.tokens } : {}),
-        });
-        const base = { reviewer: reviewer.name, durationMs: result.durationMs, startedAt, endedAt };
-        if (result.error) return { ...base, ok: false, findings: [], problem: result.error };
-        const parsed = parseAnswer(result.finalMessage ?? result.output);
-        if (!parsed.ok) return { ...base, ok: false, findings: [], problem: parsed.problem };
+        const first = await session(input, reviewer, input.prompt, "");
+        sessions.push(first);
+        const base = { reviewer: reviewer.name, startedAt };
+        if (first.error) return { ...base, ...ended(first), ok: false, findings: [], problem: first.error };
+        let parsed = parseAnswer(first.finalMessage ?? first.output);
+        let durationMs = first.durationMs;
+        // An answer that is prose or malformed JSON is asked for once more, with what was wrong with it:
+        // a finished story is not failed for one slip of the reviewer's format.
+        if (!parsed.ok && !input.signal.aborted) {
+          const again = await session(input, reviewer, retryPrompt(input.prompt, parsed.problem), "-again");
+          sessions.push(again);
+          durationMs += again.durationMs;
+          if (again.error)
+            return { ...base, ...ended(again, durationMs), ok: false, findings: [], problem: again.error };
+          const second = parseAnswer(again.finalMessage ?? again.output);
+          const twice =
+            second.ok || second.problem === parsed.problem
+              ? "asked twice"
+              : `asked twice; first: ${parsed.problem}`;
+          parsed = second.ok ? second : { ok: false, problem: `${second.problem} (${twice})` };
+        }
+        if (!parsed.ok)
+          return { ...base, ...ended(first, durationMs), ok: false, findings: [], problem: parsed.problem };
         const findings: PanelFinding[] = parsed.answer.findings.map((f) => ({
           ...f,
           reviewer: reviewer.name,
         }));
-        return { ...base, ok: true, findings };
+        return { ...base, ...ended(first, durationMs), ok: true, findings };
       }),
     ),
   );
   return { records, costUsd: sessions.reduce((sum, s) => sum + s.costUsd, 0), sessions };
+}
+
+const ended = (result: AgentResult, durationMs = result.durationMs) => ({
+  durationMs,
+  endedAt: new Date().toISOString(),
+});
+
+/** The reviewer's prompt again, led by what was wrong with its last answer. */
+export function retryPrompt(prompt: string, problem: string): string {
+  return [
+    `Your last answer could not be read: ${problem}.`,
+    "Answer again with exactly one JSON object as described below (no prose around it), as the last thing you print.",
+    "",
+    prompt,
+  ].join("\n");
+}
+
+/** One reviewer session, announced as `agent:start` / `agent:end`; its prompt file named by `suffix`. */
+async function session(
+  input: DispatchInput,
+  reviewer: PanelReviewer,
+  prompt: string,
+  suffix: string,
+): Promise<AgentResult> {
+  const promptFile = join(
+    input.promptDir,
+    `${input.storyId}-${input.pass}-review-${reviewer.name}${suffix}.md`,
+  );
+  writeFileSync(promptFile, prompt);
+  const call = {
+    storyId: input.storyId,
+    role: "review" as const,
+    agent: `${reviewer.adapter.name}:${reviewer.name}`,
+    model: reviewer.model,
+    tier: input.tier,
+  };
+  input.bus.emit("agent:start", call);
+  const sessionId = `${input.runId}-${input.storyId}-${input.pass}-review-${reviewer.name}-${randomUUID()}`;
+  const result = await reviewer.adapter.run({
+    role: "review",
+    storyId: input.storyId,
+    attempt: input.pass,
+    tier: input.tier,
+    model: reviewer.model,
+    prompt,
+    promptFile,
+    cwd: input.root,
+    timeoutMs: input.timeoutMs,
+    signal: input.signal,
+    feature: input.feature,
+    runId: input.runId,
+    sessionId,
+    ...(input.sandbox ? { sandbox: input.sandbox } : {}),
+  });
+  killMarkedProcesses(SESSION_ID_VARIABLE, sessionId);
+  input.bus.emit("agent:end", {
+    ...call,
+    exitCode: result.exitCode,
+    durationMs: result.durationMs,
+    costUsd: result.costUsd,
+    costBasis: result.costBasis,
+    ...(result.tokens ? { tokens: result.tokens } : {}),
+  });
+  return result;
 }

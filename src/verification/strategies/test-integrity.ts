@@ -9,6 +9,7 @@ import { checkConfigChanges } from "./test-integrity/check-config-files.js";
 import { renamedOutOfCollection } from "./test-integrity/collection.js";
 import { qualityCommandsChange } from "./test-integrity/gantry-commands.js";
 import { addedMarkers, hasMarkerRules } from "./test-integrity/markers.js";
+import { suppressionFault } from "./test-integrity/suppression-rule.js";
 import { addedSuppressions, hasSuppressionRules } from "./test-integrity/suppressions.js";
 import { testConfigChanges } from "./test-integrity/test-config-files.js";
 import { countTests, type FileCount } from "./test-integrity/test-counts.js";
@@ -16,6 +17,9 @@ import { changedLines, EMPTY_TREE, treeChanges } from "./test-integrity/tree-dif
 
 /** The `quality.commands` that judge the code without running it: what `check-config-changed` covers there. */
 const CHECK_COMMANDS = new Set(["lint", "typecheck"]);
+
+/** `allowedBy` of a specific suppression in production code: shown with the verdict, not failed. */
+export const REASONED = "verify.suppressions: reasoned (a specific suppression in production code)";
 
 /** `allowedBy` of a finding a person allowed during the run (the events log has who answered). */
 export const ANSWERED = "interaction answer: test-integrity approve";
@@ -46,10 +50,18 @@ export async function runTestIntegrity(
     judged?: Judged;
     /** Findings a person allowed through the `test-integrity` interaction trigger (their `findingKey`s). */
     allowedByAnswer?: ReadonlySet<string>;
+    /** What the lint / type checks reported when they last failed in this story: a suppression of exactly that fails. */
+    reported?: readonly string[];
   },
 ): Promise<TestIntegrityResult> {
   const judged: Judged = options.judged ?? (await ctx.run.git.judge());
-  const result = await judgeIntegrity(ctx, judged, options.acceptanceCriteria, options.allowedByAnswer);
+  const result = await judgeIntegrity(
+    ctx,
+    judged,
+    options.acceptanceCriteria,
+    options.allowedByAnswer,
+    options.reported,
+  );
   ctx.run.bus.emit("test-integrity:result", {
     storyId: ctx.story.id,
     verdict: result.verdict,
@@ -67,6 +79,7 @@ export async function judgeIntegrity(
   judged: Judged,
   criteria: readonly string[],
   allowedByAnswer: ReadonlySet<string> = new Set(),
+  reported: readonly string[] = [],
 ): Promise<TestIntegrityResult> {
   const { run } = ctx;
   const { tree } = judged;
@@ -115,10 +128,16 @@ export async function judgeIntegrity(
       });
     }
   }
+  const reasoned: TestIntegrityResult["allowed"] = [];
+  const rule = run.config.verify.suppressions;
   for (const path of suppressible) {
+    const testFile = isTestSource(path);
     for (const hit of addedSuppressions(path, linesOf(path))) {
-      const evidence = `new ${hit.suppression}: ${hit.text}`;
-      found.push({ kind: "suppression-added", file: path, line: hit.line, evidence });
+      const why = suppressionFault(hit, { rule, testFile, reported, path });
+      const evidence = `new ${hit.suppression}${why ? `, ${why}` : ""}: ${hit.text}`;
+      const finding = { kind: "suppression-added" as const, file: path, line: hit.line, evidence };
+      if (why) found.push(finding);
+      else reasoned.push({ ...finding, allowedBy: REASONED });
     }
   }
 
@@ -142,7 +161,7 @@ export async function judgeIntegrity(
   if (checks) found.push({ kind: "check-config-changed", ...checks });
 
   const touchedTests = changes.some((c) => isTestSource(c.from) || isTestSource(c.path));
-  if (!touchedTests && found.length === 0) {
+  if (!touchedTests && found.length === 0 && reasoned.length === 0) {
     return {
       verdict: "not-applicable",
       findings: [],
@@ -166,7 +185,7 @@ export async function judgeIntegrity(
   }
 
   const findings: TestIntegrityFinding[] = [];
-  const allowed: TestIntegrityResult["allowed"] = [];
+  const allowed: TestIntegrityResult["allowed"] = [...reasoned];
   for (const finding of found) {
     const allowedBy =
       allowingCriterion(finding, criteria) ??

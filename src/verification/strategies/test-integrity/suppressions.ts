@@ -1,5 +1,6 @@
 import { posix } from "node:path";
 import { type FileLines, newLines } from "./patch-lines.js";
+import { suppressionKind } from "./suppression-kind.js";
 
 /** One comment or attribute that tells a linter or type checker to look away, on a line the story added. */
 export interface SuppressionHit {
@@ -7,6 +8,10 @@ export interface SuppressionHit {
   /** What it is and who reads it, e.g. `biome-ignore (biome)`. */
   suppression: string;
   text: string;
+  /** It names the rule or error it silences on its line (or, for `@ts-expect-error`, says why): not blanket. */
+  specific: boolean;
+  /** The rules or error codes it names. */
+  codes: string[];
 }
 
 interface SuppressionRule {
@@ -149,7 +154,8 @@ export function addedSuppressions(path: string, lines: FileLines): SuppressionHi
       const match = pattern.exec(text);
       if (!match) continue;
       const name = (match[1] as string).replace(/\s+/g, " ");
-      hits.push({ line, suppression: `${name} (${tools})`, text: text.trim().slice(0, 200) });
+      const kind = suppressionKind(name.trim(), text.slice(match.index + match[0].length));
+      hits.push({ line, suppression: `${name} (${tools})`, text: text.trim().slice(0, 200), ...kind });
       break;
     }
   }
