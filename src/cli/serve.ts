@@ -18,10 +18,9 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 /**
  * `gantry serve`: the live page and its routes until Ctrl-C (docs/serve.md).
  *
- * The server yields to the run it watches: on the machine running gantry, each millisecond the server takes
- * while the run's commands keep both cores busy delays the run. By default it runs under SCHED_IDLE
- * (docs/serve.md "## Cost", round five: the choice, and the latency it costs the page under a busy run);
- * `--nice <n>` keeps the normal policy at that niceness instead.
+ * The server yields to the run it watches: each millisecond it takes while the run's commands keep every
+ * core busy delays the run. By default it runs under SCHED_IDLE (docs/serve.md, "Priority"); `--nice <n>`
+ * keeps the normal policy at that niceness instead.
  */
 export async function serveCommand(options: ServeCommandOptions): Promise<number> {
   const root = projectRoot(options.dir);
