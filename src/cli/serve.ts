@@ -19,7 +19,7 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
  * `gantry serve`: the live page and its routes until Ctrl-C (docs/serve.md).
  *
  * The server yields to the run it watches: each millisecond it takes while the run's commands keep every
- * core busy delays the run. By default it runs under SCHED_IDLE (docs/serve.md, "Priority"); `--nice <n>`
+ * core busy delays the run. By default it runs under SCHED_IDLE (docs/serve.md); `--nice <n>`
  * keeps the normal policy at that niceness instead.
  */
 export async function serveCommand(options: ServeCommandOptions): Promise<number> {
