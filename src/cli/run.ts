@@ -3,8 +3,10 @@ import { isAbsolute, join, relative } from "node:path";
 import { InputError } from "../config/input-error.js";
 import { CONFIG_PATH, loadConfig } from "../config/loader.js";
 import type { Config } from "../config/schema.js";
+import { ERRORS, type ErrorCode, errorLine } from "../model/errors.js";
 import { EXIT } from "../model/exit-codes.js";
 import type { RunSummary } from "../model/run.js";
+import { errorCodeOf } from "../pipeline/run-error.js";
 import { loadPrd, readPrdRaw } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { killRunProcesses } from "../process/leftovers.js";
@@ -74,7 +76,12 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
   const known = new Set(prd.userStories.map((s) => s.id));
   const missing = options.story.filter((id) => !known.has(id));
   if (missing.length > 0)
-    throw new InputError(display, "userStories", `no story with id ${missing.join(", ")} (from --story)`);
+    throw new InputError(
+      display,
+      "userStories",
+      `no story with id ${missing.join(", ")} (from --story)`,
+      "GANTRY_E_NOT_FOUND",
+    );
   if (options.dryRun) {
     // No pre-flight for a plan, but a misspelt dependency changes the very order it shows.
     const { describeHint, keyHints } = await import("../prd/key-hints.js");
@@ -211,7 +218,8 @@ async function checkBeforeRun(
   for (const warning of report.warnings) process.stderr.write(`gantry: ${warning}\n`);
   const last = report.problems.at(-1);
   if (last) {
-    for (const problem of report.problems.slice(0, -1)) process.stderr.write(`gantry: ${problem.message}\n`);
+    for (const problem of report.problems.slice(0, -1))
+      process.stderr.write(`${errorLine(problem.message, problem.code)}\n`);
     throw last;
   }
   return report;
@@ -239,8 +247,7 @@ async function withTerminalReporter(
 
 /** What `run --json` adds to the feature's status: the run, its summary and cost, or the error that stopped it. */
 function runJsonOf(feature: string, facts: RunFacts, error?: unknown) {
-  const failure = error as { name?: string; message?: string } | undefined;
-  const bad = failure?.name === "InputError";
+  const code = error === undefined ? undefined : errorCodeOf(error);
   return {
     feature,
     runId: facts.runId ?? null,
@@ -248,8 +255,8 @@ function runJsonOf(feature: string, facts: RunFacts, error?: unknown) {
     ...(facts.summary ? { summary: facts.summary, costUsd: facts.summary.costUsd } : {}),
     ...(error !== undefined
       ? {
-          exitCode: bad ? EXIT.badInput : EXIT.internal,
-          error: { code: bad ? "BAD_INPUT" : "INTERNAL", message: failure?.message ?? String(error) },
+          exitCode: ERRORS[code as ErrorCode].exit,
+          error: { code, message: error instanceof Error ? error.message : String(error) },
         }
       : {}),
   };
@@ -274,6 +281,7 @@ function parseParallel(value: string | undefined): number | undefined {
       "--parallel",
       "",
       `expected a whole number from 0 to 64, got ${JSON.stringify(value)}`,
+      "GANTRY_E_USAGE",
     );
   return n;
 }
@@ -294,9 +302,10 @@ async function enterShard(
       "--shard",
       "",
       `expected i/K with 1 ≤ i ≤ K ≤ 256, got ${JSON.stringify(options.shard)}`,
+      "GANTRY_E_USAGE",
     );
   if (options.story.length > 0)
-    throw new InputError("--shard", "", "takes its stories from the plan; drop --story");
+    throw new InputError("--shard", "", "takes its stories from the plan; drop --story", "GANTRY_E_USAGE");
   const { enterShardBranch, finishShard } = await import("../pipeline/shards/shard-branch.js");
   const mine = planShards(prd, shard.total)[shard.index - 1]?.stories ?? [];
   const branch = await enterShardBranch(root, options.feature, shard.index);
@@ -321,6 +330,7 @@ async function shardsToMerge(root: string, prdPath: string, options: RunCommandO
       "--feature",
       "",
       `no shard branches gantry/${options.feature}/shard-* on origin or here; run \`gantry run --shard i/K\` first`,
+      "GANTRY_E_NOT_FOUND",
     );
   options.story = [...new Set(shards.flatMap((s) => s.passed))].filter((id) => id !== "");
   return shards;

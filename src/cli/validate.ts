@@ -1,5 +1,6 @@
 import { join, relative } from "node:path";
 import { CONFIG_PATH, loadConfig } from "../config/loader.js";
+import { errorLine } from "../model/errors.js";
 import { EXIT } from "../model/exit-codes.js";
 import { preflight } from "../pipeline/preflight.js";
 import { featurePrdPath, listFeatures, projectRoot } from "./project.js";
@@ -29,7 +30,12 @@ export async function validateCommand(options: {
   });
   const valid = report.problems.length === 0;
   if (options.json) {
-    const problems = report.problems.map((p) => ({ file: p.file, where: p.where, expected: p.expected }));
+    const problems = report.problems.map((p) => ({
+      code: p.code,
+      file: p.file,
+      where: p.where,
+      expected: p.expected,
+    }));
     const summary = {
       valid,
       features,
@@ -41,7 +47,8 @@ export async function validateCommand(options: {
     return valid ? EXIT.ok : EXIT.badInput;
   }
   for (const warning of report.warnings) process.stderr.write(`gantry: ${warning}\n`);
-  for (const problem of report.problems) process.stderr.write(`gantry: ${problem.message}\n`);
+  for (const problem of report.problems)
+    process.stderr.write(`${errorLine(problem.message, problem.code)}\n`);
   if (!valid) return EXIT.badInput;
   for (const line of report.passed) process.stdout.write(`  ${line}\n`);
   process.stdout.write(`ok: config and ${features.length} feature(s), ${report.stories} stories\n`);

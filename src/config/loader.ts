@@ -24,8 +24,8 @@ export function parseConfig(file: string, raw: unknown): Config {
   const parsed = ConfigSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    if (!issue) throw new InputError(file, "", "invalid configuration");
-    throw fromZodIssue(file, issue, hint);
+    if (!issue) throw new InputError(file, "", "invalid configuration", "GANTRY_E_CONFIG");
+    throw fromZodIssue(file, issue, "GANTRY_E_CONFIG", hint);
   }
   return parsed.data;
 }

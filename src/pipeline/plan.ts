@@ -55,6 +55,7 @@ export async function planFeature(options: PlanOptions): Promise<number> {
       ".gantry/config.json",
       "agent.sandbox",
       `"bwrap" is required, but ${sandbox.reason}`,
+      "GANTRY_E_PLAN",
     );
   }
   if (sandbox.kind === "unsandboxed" && sandbox.warning) options.warn(sandbox.warning);
@@ -204,6 +205,7 @@ async function createAgent(config: Config, root: string): Promise<AgentAdapter> 
       ".gantry/config.json",
       "agent.default",
       `unknown agent "${config.agent.default}"; expected one of ${registry.names().join(", ")}`,
+      "GANTRY_E_PLAN",
     );
   }
   return registry.create(config.agent.default, config);

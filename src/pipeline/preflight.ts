@@ -96,7 +96,8 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
       const count = parsePrd(prd.display, raw).userStories.length;
       stories += count;
       for (const hint of keyHints(raw)) {
-        if (input.strict) found.problems.push(new InputError(prd.display, hint.where, strictText(hint)));
+        if (input.strict)
+          found.problems.push(new InputError(prd.display, hint.where, strictText(hint), "GANTRY_E_PRD"));
         else found.warnings.push(`warning: ${describeHint(prd.display, hint)}`);
       }
       found.passed.push(`prd: ${prd.display} (${count} stories)`);
@@ -120,10 +121,12 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
           configFile,
           "agent.default",
           `unknown agent "${name}"; expected one of ${registry.names().join(", ")}`,
+          "GANTRY_E_CONFIG",
         );
       }
       const probe = await probeAgent(registry.create(name, config), config, root, env, undefined, lookUp);
-      if (probe.kind === "broken") throw new InputError(configFile, probe.where, probe.problem);
+      if (probe.kind === "broken")
+        throw new InputError(configFile, probe.where, probe.problem, "GANTRY_E_CONFIG");
       if (probe.kind === "unconfirmed") found.warnings.push(`warning: agent ${name}: ${probe.detail}`);
       else found.passed.push(`agent ${name}: ${probe.detail}`);
     });
@@ -142,13 +145,14 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
     located = git.locations;
     try {
       const identity = await git.commitIdentityProblem();
-      if (identity) throw new InputError(root, "git", identity);
+      if (identity) throw new InputError(root, "git", identity, "GANTRY_E_REPO");
       const branch = await git.branch();
       if (branch === undefined) {
         throw new InputError(
           root,
           "git",
           "HEAD is detached; check out a branch for gantry to commit the stories to",
+          "GANTRY_E_REPO",
         );
       }
       found.passed.push(`git: on branch ${branch}`);
@@ -165,6 +169,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
         configFile,
         "agent.sandbox",
         `"bwrap" is required, but ${support?.reason ?? "bwrap does not work here"}; install bubblewrap or set "auto" or "off"`,
+        "GANTRY_E_CONFIG",
       );
     }
     found.passed.push(await sandboxStatusLine(mode, env));
@@ -178,6 +183,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
           configFile,
           "quality.commands.test",
           "not set; expected the command that runs the project's tests (verify is a mandatory gate, so no story could pass)",
+          "GANTRY_E_CONFIG",
         );
     }),
     ...QUALITY_KEYS.map((key) =>
@@ -185,7 +191,13 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
         const command = commands[key];
         if (!command) return;
         const problem = await lookUp(command);
-        if (problem) throw new InputError(configFile, `quality.commands.${key}`, `cannot run: ${problem}`);
+        if (problem)
+          throw new InputError(
+            configFile,
+            `quality.commands.${key}`,
+            `cannot run: ${problem}`,
+            "GANTRY_E_CONFIG",
+          );
       }),
     ),
   ];

@@ -56,6 +56,7 @@ export async function createRunContext(
       ".gantry/config.json",
       "agent.default",
       `unknown agent "${config.agent.default}"; expected one of ${registry.names().join(", ")}`,
+      "GANTRY_E_CONFIG",
     );
   }
   config.review.panel.forEach((reviewer, index) => {
@@ -64,6 +65,7 @@ export async function createRunContext(
         ".gantry/config.json",
         `review.panel[${index}].agent`,
         `unknown agent "${reviewer.agent}"; expected one of ${registry.names().join(", ")}`,
+        "GANTRY_E_CONFIG",
       );
     }
   });
@@ -74,6 +76,7 @@ export async function createRunContext(
       ".gantry/config.json",
       "agent.sandbox",
       `"bwrap" is required, but ${sandbox.reason}; install bubblewrap or set "auto" or "off"`,
+      "GANTRY_E_CONFIG",
     );
   }
   const git = setup.git ?? (await openRepo(root, setup.repository));

@@ -27,7 +27,7 @@ import { settleStoryWorktrees } from "./parallel/leftovers.js";
 import { readyMainTree, workerCount } from "./parallel/main-tree.js";
 import { walkInParallel } from "./parallel/walk.js";
 import { isResumable, previousRun, reconcile, resumeNote } from "./resume.js";
-import { runErrorCode } from "./run-error.js";
+import { errorCodeOf } from "./run-error.js";
 import { createRunContext } from "./run-setup.js";
 import { walkShards } from "./shards/merge-walk.js";
 import type { ShardTip } from "./shards/shard-tips.js";
@@ -94,7 +94,7 @@ export async function runFeature(options: RunOptions): Promise<number> {
       await walkStories(run, options, walk, worktrees);
     } catch (error) {
       run.bus.emit("run:error", {
-        error: { message: error instanceof Error ? error.message : String(error), code: runErrorCode(error) },
+        error: { message: error instanceof Error ? error.message : String(error), code: errorCodeOf(error) },
       });
       run.state.update({ status: "error" });
       throw error;
@@ -137,12 +137,13 @@ async function checkStartIn(
       options.warn(`gantry: stopped ${killed} process group(s) left running by run ${previous.runId}`);
   }
   const identity = await git.commitIdentityProblem();
-  if (identity) throw new InputError(options.root, "git", identity);
+  if (identity) throw new InputError(options.root, "git", identity, "GANTRY_E_REPO");
   if ((await git.branch()) === undefined) {
     throw new InputError(
       options.root,
       "git",
       "HEAD is detached; check out a branch for gantry to commit the stories to",
+      "GANTRY_E_REPO",
     );
   }
   for (const note of await reconcile(previous, git, options.prdPath)) options.warn(`gantry: ${note}`);
@@ -161,6 +162,7 @@ async function checkStartIn(
       options.root,
       "working tree",
       `uncommitted changes (${list}); commit or stash them, or pass --allow-dirty`,
+      "GANTRY_E_REPO",
     );
   }
   return { ...(isResumable(previous) ? { previous } : {}), worktrees: leftovers.remaining, git };

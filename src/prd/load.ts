@@ -16,12 +16,19 @@ export const MAX_PRD_DEPTH = 64;
 export function parsePrd(file: string, raw: unknown): Prd {
   const tooDeep = pathDeeperThan(raw, MAX_PRD_DEPTH);
   if (tooDeep !== undefined) {
-    throw new InputError(file, formatPath(tooDeep), `nested more than ${MAX_PRD_DEPTH} levels deep`);
+    throw new InputError(
+      file,
+      formatPath(tooDeep),
+      `nested more than ${MAX_PRD_DEPTH} levels deep`,
+      "GANTRY_E_PRD",
+    );
   }
   const parsed = PrdSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw issue ? fromZodIssue(file, issue) : new InputError(file, "", "invalid PRD");
+    throw issue
+      ? fromZodIssue(file, issue, "GANTRY_E_PRD")
+      : new InputError(file, "", "invalid PRD", "GANTRY_E_PRD");
   }
   const prd = parsed.data;
   const index = new Map<string, number>();
@@ -32,6 +39,7 @@ export function parsePrd(file: string, raw: unknown): Prd {
         file,
         `userStories[${i}].id`,
         `duplicate story id "${story.id}" (first at userStories[${first}])`,
+        "GANTRY_E_PRD",
       );
     }
     index.set(story.id, i);
@@ -43,16 +51,27 @@ export function parsePrd(file: string, raw: unknown): Prd {
           file,
           `userStories[${i}].dependencies[${j}]`,
           `depends on "${dep}", which is not a story in this PRD`,
+          "GANTRY_E_PRD",
         );
       }
       if (dep === story.id)
-        throw new InputError(file, `userStories[${i}].dependencies[${j}]`, "a story cannot depend on itself");
+        throw new InputError(
+          file,
+          `userStories[${i}].dependencies[${j}]`,
+          "a story cannot depend on itself",
+          "GANTRY_E_PRD",
+        );
     });
   });
   const cycle = findCycle(prd);
   if (cycle) {
     const at = index.get(cycle[0] as string) ?? 0;
-    throw new InputError(file, `userStories[${at}].dependencies`, `dependency cycle: ${cycle.join(" -> ")}`);
+    throw new InputError(
+      file,
+      `userStories[${at}].dependencies`,
+      `dependency cycle: ${cycle.join(" -> ")}`,
+      "GANTRY_E_PRD",
+    );
   }
   return prd;
 }

@@ -152,7 +152,7 @@ describe("what a run shows and keeps (built CLI)", { concurrency: false }, () =>
     assert.equal(bad.code, 2);
     const error = JSON.parse(bad.stdout);
     assert.equal(error.exitCode, 2);
-    assert.equal(error.error.code, "BAD_INPUT");
+    assert.equal(error.error.code, "GANTRY_E_NOT_FOUND");
     assert.match(error.error.message, /no story with id NOPE/);
     assert.match(bad.stderr, /^gantry: .*no story with id NOPE/m);
   });
