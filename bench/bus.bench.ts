@@ -16,6 +16,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import mittImport, { type Emitter } from "mitt";
 import { createEventBus, type EventBus } from "../src/bus/event-bus.js";
 import { VerdictBook } from "../src/ledger/book.js";
+import { type GateResult, recordVerdict } from "../src/ledger/record.js";
 import type { EventName, EventPayloads } from "../src/model/events.js";
 import { progressLineIn, stamp } from "../src/reporters/progress-lines.js";
 import { RunModel } from "../src/reporters/run-model.js";
@@ -35,7 +36,7 @@ const HEAP_RUNS = 2;
 
 type Emit = <K extends EventName>(type: K, payload: EventPayloads[K]) => void;
 
-/** The events one passing story emits (the ledger adds a gate:verdict for each result), in order. */
+/** The events one passing story emits (each result recorded as a gate:verdict by the run's emit), in order. */
 function storyEvents(emit: Emit, n: number): number {
   const storyId = `US-${n}`;
   const story = { id: storyId, title: `Story ${n}`, status: "in-progress" as const, attempts: 1 };
@@ -109,14 +110,14 @@ const nullStream = () =>
   });
 
 /** A bus with the run's subscribers, writing into a temporary run directory. */
-function runBus(): { bus: EventBus; close(): void } {
+function runBus(): { bus: EventBus; emit: Emit; close(): void } {
   const runDir = mkdtempSync(join(tmpdir(), "gantry-bench-bus-"));
   const logger = createRunLogger(runDir, "bench");
   const bus = createEventBus({ runId: "bench", onFault: ({ error }) => console.error(error) });
   const sink = nullStream();
   const model = new RunModel();
   const offs = [
-    wireLedger(bus, { runDir, feature: "bench", verdicts: new VerdictBook(), key: randomBytes(32) }),
+    wireLedger(bus, { runDir }),
     wireEventsLog(bus, { runDir }),
     // The default reporter's lines outside a terminal, with the run model it keeps for stage verdicts.
     bus.onAny("progress", (type, event) => {
@@ -127,8 +128,16 @@ function runBus(): { bus: EventBus; close(): void } {
     }),
     wireRunLog(bus, logger),
   ];
+  // As the stages do: a gate's result is recorded where it is judged (src/ledger/record.ts).
+  const verdicts = new VerdictBook("bench", randomBytes(32));
+  const emit: Emit = (type, payload) => {
+    if (type === "verify:result" || type === "review:result")
+      recordVerdict({ bus, verdicts }, type as GateResult, payload as EventPayloads[GateResult]);
+    else bus.emit(type, payload);
+  };
   return {
     bus,
+    emit,
     close() {
       for (const off of offs) off();
       logger.flush();
@@ -138,10 +147,10 @@ function runBus(): { bus: EventBus; close(): void } {
 }
 
 export function busRate(count: number): number {
-  const { bus, close } = runBus();
+  const { emit, close } = runBus();
   try {
     const started = performance.now();
-    const sent = feed((type, payload) => bus.emit(type, payload), count);
+    const sent = feed(emit, count);
     return sent / ((performance.now() - started) / 1000);
   } finally {
     close();
@@ -169,13 +178,13 @@ interface Heap {
 function measureHeap(count: number): Heap {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error("measureHeap needs node --expose-gc");
-  const { bus, close } = runBus();
+  const { emit, close } = runBus();
   try {
-    feed((type, payload) => bus.emit(type, payload), 1_000); // warm up: code, buffers, pino
+    feed(emit, 1_000); // warm up: code, buffers, pino
     gc();
     gc();
     const before = process.memoryUsage().heapUsed;
-    feed((type, payload) => bus.emit(type, payload), count);
+    feed(emit, count);
     gc();
     gc();
     const after = process.memoryUsage().heapUsed;

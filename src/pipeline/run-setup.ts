@@ -7,6 +7,7 @@ import { type Config, DEFAULT_TRIGGER_TIMEOUT_SECONDS, mandatoryGates } from "..
 import type { GitRepo } from "../git/git-repo.js";
 import { openRepo, type RepoLocations } from "../git/repo.js";
 import { VerdictBook } from "../ledger/book.js";
+import { ledgerKey } from "../ledger/key.js";
 import type { RunControl } from "../model/run-control.js";
 import { loadPlugins } from "../plugins/loader.js";
 import { registerPluginAgents } from "../plugins/registry.js";
@@ -140,7 +141,7 @@ export async function createRunContext(
         setup.warn(`gantry: ${file}: ${change} (during a run only gantry writes it)`);
       }
     }),
-    verdicts: new VerdictBook(),
+    verdicts: new VerdictBook(feature, ledgerKey(root).key),
     logger,
     control,
     signal: setup.signal,

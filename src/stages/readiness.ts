@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { filesNamed } from "../agents/prompt.js";
+import { recordVerdict } from "../ledger/record.js";
 import type { ReadinessAnswer, ReadinessGapCode, ReadinessRecord } from "../model/readiness.js";
 import { gapSet, openBlockers, scoreReadiness } from "../prd/readiness.js";
 import type { StoryContext } from "./context.js";
@@ -65,7 +66,7 @@ export async function readinessGate(
   }
   const judged = await run.git.headAndTree();
   const announce = (verdict: "pass" | "fail", set: string[], ask: boolean, accepting = accepted) =>
-    run.bus.emit("readiness:result", {
+    recordVerdict(run, "readiness:result", {
       storyId: story.id,
       verdict,
       gaps,

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -50,7 +51,7 @@ async function setup(): Promise<{ ctx: StoryContext; root: string; book: Verdict
   mkdirSync(runDir, { recursive: true });
   const prdFile = join(root, ".gantry/features/f/prd.json");
   const stories = new StoryStore(prdFile, loadPrd(prdFile));
-  const book = new VerdictBook();
+  const book = new VerdictBook("f", randomBytes(32));
   const repo = await openRepo(root);
   closers.push(() => repo.close());
   const run = {

@@ -58,8 +58,8 @@ async function harness(root: string, base: string, criteria: string[] = [], conf
   const runDir = join(root, ".gantry", "runs", runId);
   mkdirSync(runDir, { recursive: true });
   const bus = createEventBus({ runId });
-  const verdicts = new VerdictBook();
-  wireLedger(bus, { runDir, feature: "math", verdicts, key: randomBytes(32) });
+  const verdicts = new VerdictBook("math", randomBytes(32));
+  wireLedger(bus, { runDir });
   const run = {
     runId,
     feature: "math",

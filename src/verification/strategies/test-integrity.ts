@@ -1,4 +1,5 @@
 import { UNBORN } from "../../git/repo.js";
+import { recordVerdict } from "../../ledger/record.js";
 import type { TestIntegrityFinding } from "../../model/events.js";
 import type { Judged, Verdict } from "../../model/ledger.js";
 import { testEnvironment } from "../env.js";
@@ -46,10 +47,10 @@ export async function runTestIntegrity(
     /** Findings a person allowed through the `test-integrity` interaction trigger (their `findingKey`s). */
     allowedByAnswer?: ReadonlySet<string>;
   },
-): Promise<TestIntegrityResult> {
+): Promise<TestIntegrityResult & { judged: Judged }> {
   const judged: Judged = options.judged ?? (await ctx.run.git.judge());
   const result = await judgeIntegrity(ctx, judged, options.acceptanceCriteria, options.allowedByAnswer);
-  ctx.run.bus.emit("test-integrity:result", {
+  recordVerdict(ctx.run, "test-integrity:result", {
     storyId: ctx.story.id,
     verdict: result.verdict,
     findings: result.findings,
@@ -58,7 +59,7 @@ export async function runTestIntegrity(
     attempt: ctx.pass,
     ...(result.reason ? { reason: result.reason } : {}),
   });
-  return result;
+  return { ...result, judged };
 }
 
 export async function judgeIntegrity(

@@ -69,8 +69,8 @@ async function harness(root: string, base: string, config: ConfigInput = {}): Pr
   bus.on("test-strength:result", "test", (event) => {
     events.push(event);
   });
-  const verdicts = new VerdictBook();
-  wireLedger(bus, { runDir, feature: "math", verdicts, key: randomBytes(32) });
+  const verdicts = new VerdictBook("math", randomBytes(32));
+  wireLedger(bus, { runDir });
   const abort = new AbortController();
   const run = {
     runId,
