@@ -3,6 +3,7 @@ import type { ReadinessFinding } from "../model/readiness.js";
 import type { DecidedFinding, ReviewCheck } from "../model/review.js";
 import { type TestFailure, UNREADABLE_MEANING, type VerifyStatus } from "../model/verify.js";
 import type { Story } from "../prd/story.js";
+import { truncate } from "../util/text.js";
 import { markerContract } from "./completion-marker.js";
 import { fenced, fit, headOf, listOf, listText, type Section } from "./prompt-fit.js";
 
@@ -220,9 +221,7 @@ function verifiedClarifications(story: Story): string[] {
   });
 }
 
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)} […]`;
-}
+const clip = (text: string, max: number) => truncate(text, max + 4, " […]");
 
 function roleHeading(role: AgentRole): string {
   return role === "implement"
