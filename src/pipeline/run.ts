@@ -9,6 +9,7 @@ import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { summarize } from "../prd/story.js";
 import { killRunProcesses } from "../process/leftovers.js";
+import { processAlive } from "../process/process-group.js";
 import { createReporters, type ResolvedReporter } from "../reporters/loader.js";
 import type { RunStateData } from "../runs/run-state.js";
 import type { CostTotals, RunContext } from "../stages/context.js";
@@ -70,7 +71,7 @@ export async function runFeature(options: RunOptions): Promise<number> {
   const release = acquireLock(options.root);
   try {
     // A run killed while writing prd.json leaves its temp file beside it: the tree would not be clean.
-    removeLeftoverTemps(options.prdPath);
+    removeLeftoverTemps(options.prdPath, processAlive);
     const { previous, worktrees, git } = await checkStart(options);
     const prd = loadPrd(options.prdPath);
     // The repository the start check judged: its judged tree is the first session's starting point.

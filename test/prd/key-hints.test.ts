@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { jsonSchemas } from "../../src/config/json-schemas.js";
+import { jsonSchemas } from "../../src/cli/json-schemas.js";
 import { describeHint, editDistance, keyHints, suggestKey } from "../../src/prd/key-hints.js";
 import { parsePrd } from "../../src/prd/load.js";
 

@@ -1,8 +1,8 @@
 import { z } from "zod";
+import { HookPayloadSchema } from "../config/hook-payload.js";
+import { ReviewAnswerSchema } from "../config/review-answer-schema.js";
+import { ConfigSchema } from "../config/schema.js";
 import { PrdSchema } from "../prd/story.js";
-import { HookPayloadSchema } from "./hook-payload.js";
-import { ReviewAnswerSchema } from "./review-answer-schema.js";
-import { ConfigSchema } from "./schema.js";
 
 export const SCHEMA_BASE = "https://gantry.dev/schemas/";
 
