@@ -12,6 +12,7 @@ import { selectStories } from "../prd/select.js";
 import { killRunProcesses } from "../process/leftovers.js";
 import type { ResolvedReporter } from "../reporters/loader.js";
 import { featurePrdPath, projectRoot } from "./project.js";
+import { enterShard, shardsToMerge } from "./run-shards.js";
 import { featureStatus } from "./status.js";
 
 export interface RunCommandOptions {
@@ -284,54 +285,4 @@ function parseParallel(value: string | undefined): number | undefined {
       "GANTRY_E_USAGE",
     );
   return n;
-}
-
-/**
- * `--shard i/K`: this runner's stories from the same plan `gantry plan-shards` prints, on the shard's
- * branch. A shard with no story still gets its branch (pushed, so the merge job finds every shard).
- */
-async function enterShard(
-  root: string,
-  prd: ReturnType<typeof loadPrd>,
-  options: RunCommandOptions,
-): Promise<{ index: number; total: number }> {
-  const { parseShard, planShards } = await import("../prd/shard-plan.js");
-  const shard = parseShard(options.shard ?? "");
-  if (!shard)
-    throw new InputError(
-      "--shard",
-      "",
-      `expected i/K with 1 ≤ i ≤ K ≤ 256, got ${JSON.stringify(options.shard)}`,
-      "GANTRY_E_USAGE",
-    );
-  if (options.story.length > 0)
-    throw new InputError("--shard", "", "takes its stories from the plan; drop --story", "GANTRY_E_USAGE");
-  const { enterShardBranch, finishShard } = await import("../pipeline/shards/shard-branch.js");
-  const mine = planShards(prd, shard.total)[shard.index - 1]?.stories ?? [];
-  const branch = await enterShardBranch(root, options.feature, shard.index);
-  process.stderr.write(
-    `gantry: shard ${shard.index}/${shard.total} on ${branch}: ${mine.join(", ") || "no story"}\n`,
-  );
-  options.story = mine;
-  if (mine.length === 0) {
-    const { path } = featurePrdPath(root, options.feature);
-    for (const note of await finishShard(root, options.feature, shard.index, path, options.push !== false))
-      process.stderr.write(`gantry: ${note}\n`);
-  }
-  return shard;
-}
-
-/** `gantry merge-shards`: the shard branches (fetched from origin when there is one), and their stories. */
-async function shardsToMerge(root: string, prdPath: string, options: RunCommandOptions) {
-  const { findShardTips } = await import("../pipeline/shards/shard-tips.js");
-  const shards = await findShardTips(root, options.feature, prdPath, true);
-  if (shards.length === 0)
-    throw new InputError(
-      "--feature",
-      "",
-      `no shard branches gantry/${options.feature}/shard-* on origin or here; run \`gantry run --shard i/K\` first`,
-      "GANTRY_E_NOT_FOUND",
-    );
-  options.story = [...new Set(shards.flatMap((s) => s.passed))].filter((id) => id !== "");
-  return shards;
 }
