@@ -1,6 +1,6 @@
 /**
- * The event bus under a run's real subscriber set (ledger, events log, plain progress to a null stream,
- * run log), fed the events of passing stories, against bare mitt with as many no-op handlers; and the
+ * The event bus under a run's real subscriber set (ledger, events log, plain progress to a null stream),
+ * fed the events of passing stories, against bare mitt with as many no-op handlers; and the
  * heap after 100,000 events against the heap before (gc first: a bus that keeps payloads grows).
  * Run alone: `node --expose-gc --import tsx bench/bus.bench.ts` (without --expose-gc the heap part runs
  * in a child process that has it).
@@ -23,7 +23,6 @@ import { RunModel } from "../src/reporters/run-model.js";
 import type { EventArgs } from "../src/reporters/types.js";
 import { wireEventsLog } from "../src/subscribers/events-log.js";
 import { wireLedger } from "../src/subscribers/ledger.js";
-import { createRunLogger, wireRunLog } from "../src/subscribers/run-log.js";
 import { median, type Row, row } from "./harness.js";
 
 const mitt = mittImport as unknown as <T extends Record<string, unknown>>() => Emitter<T>;
@@ -112,7 +111,6 @@ const nullStream = () =>
 /** A bus with the run's subscribers, writing into a temporary run directory. */
 function runBus(): { bus: EventBus; emit: Emit; close(): void } {
   const runDir = mkdtempSync(join(tmpdir(), "gantry-bench-bus-"));
-  const logger = createRunLogger(runDir, "bench");
   const bus = createEventBus({ runId: "bench", onFault: ({ error }) => console.error(error) });
   const sink = nullStream();
   const model = new RunModel();
@@ -126,7 +124,6 @@ function runBus(): { bus: EventBus; emit: Emit; close(): void } {
       const line = progressLineIn(model, ...args);
       if (line !== undefined) sink.write(`${stamp(new Date())}${line}\n`);
     }),
-    wireRunLog(bus, logger),
   ];
   // As the stages do: a gate's result is recorded where it is judged (src/ledger/record.ts).
   const verdicts = new VerdictBook("bench", randomBytes(32));
@@ -140,7 +137,6 @@ function runBus(): { bus: EventBus; emit: Emit; close(): void } {
     emit,
     close() {
       for (const off of offs) off();
-      logger.flush();
       rmSync(runDir, { recursive: true, force: true });
     },
   };
@@ -180,7 +176,7 @@ function measureHeap(count: number): Heap {
   if (!gc) throw new Error("measureHeap needs node --expose-gc");
   const { emit, close } = runBus();
   try {
-    feed(emit, 1_000); // warm up: code, buffers, pino
+    feed(emit, 1_000); // warm up: code, buffers
     gc();
     gc();
     const before = process.memoryUsage().heapUsed;
@@ -222,7 +218,7 @@ export async function runBusBench(): Promise<Row[]> {
       bus,
       median(bare),
       "ev/s",
-      "baseline: bare mitt, 4 no-op handlers; ledger + events log + progress + run log",
+      "baseline: bare mitt, 4 no-op handlers; ledger + events log + progress",
     ),
     row(
       `bus: heap after ${EVENTS.toLocaleString("en")} events`,

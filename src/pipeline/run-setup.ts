@@ -87,7 +87,7 @@ export async function createRunContext(
   const runDir = join(root, ".gantry", "runs", runId);
   mkdirSync(runDir, { recursive: true });
   const redact = createRedactor(secretValues(process.env, config.quality.stripEnv));
-  const logger = createRunLogger(runDir, runId, redact.text);
+  const logger = await createRunLogger(runDir, runId, redact.text);
   if (sandbox.kind === "unsandboxed" && sandbox.warning) {
     logger.warn({ sandbox: config.agent.sandbox }, sandbox.warning);
     setup.warn(sandbox.warning);
@@ -100,7 +100,7 @@ export async function createRunContext(
     ...(redact.empty ? {} : { redact: redact.deep }),
     onFault: ({ subscriber, event, error }) => {
       const message = error instanceof Error ? error.message : String(error);
-      logger.warn({ subscriber, event, err: message }, "subscriber failed");
+      logger.warn({ subscriber, event, err: error }, "subscriber failed");
       setup.warn(`gantry: subscriber "${subscriber}" failed on ${event}: ${message}`);
     },
   });

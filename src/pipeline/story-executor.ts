@@ -57,6 +57,7 @@ async function beginStory(
   const ctx: StoryContext = {
     run,
     story,
+    logger: run.logger.child({ storyId: story.id }),
     tier: ladder.tier,
     route,
     pass: story.attempts ?? 0,

@@ -71,6 +71,8 @@ export interface RunContext {
 export interface StoryContext {
   run: RunContext;
   story: Story;
+  /** The run's logger, every line carrying this story's id. */
+  logger: Logger;
   tier: string;
   /** 1-based pass number across tiers (the story's attempts). */
   pass: number;

@@ -54,7 +54,7 @@ export async function readinessGate(
     save();
     const found = await researchGaps(ctx, open, await tree());
     rejected = found.rejected;
-    for (const line of rejected) run.logger.warn({ storyId: story.id }, `research finding rejected: ${line}`);
+    for (const line of rejected) ctx.logger.warn({}, `research finding rejected: ${line}`);
     if (found.verified.length > 0) {
       record.findings = [...(record.findings ?? []), ...found.verified];
       save();

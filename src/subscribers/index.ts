@@ -10,7 +10,6 @@ import { wireHooks } from "./hooks.js";
 import { wireInteraction } from "./interaction.js";
 import { wireLedger } from "./ledger.js";
 import { wireReporters } from "./reporters.js";
-import { wireRunLog } from "./run-log.js";
 import { wireServeControl } from "./serve-control.js";
 
 export interface SubscriberDeps {
@@ -34,7 +33,6 @@ export function wireSubscribers(bus: EventBus, deps: SubscriberDeps): () => void
   const disposers = [
     wireLedger(bus, { runDir: deps.runDir }),
     wireEventsLog(bus, { runDir: deps.runDir }),
-    wireRunLog(bus, deps.logger),
     wireHooks(bus, deps),
     wireInteraction(bus, deps),
     wireCostLog(bus, { runDir: deps.runDir }),

@@ -15,6 +15,7 @@ import { StoryStore } from "../../src/prd/story-store.js";
 import { RunState } from "../../src/runs/run-state.js";
 import { commitSubject, completionStage } from "../../src/stages/completion.js";
 import type { RunContext, StoryContext } from "../../src/stages/context.js";
+import { silentLogger } from "../../src/util/logger.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 const write = (root: string, path: string, text: string) => {
@@ -73,6 +74,7 @@ async function setup(): Promise<{ ctx: StoryContext; root: string; book: Verdict
   const ctx: StoryContext = {
     run,
     story,
+    logger: silentLogger,
     tier: "fast",
     pass: 1,
     baseSha: base,

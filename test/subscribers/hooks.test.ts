@@ -62,6 +62,7 @@ function harness(hooks: ConfigInput["hooks"], root = freshDir()): Harness {
     info: record("info"),
     warn: record("warn"),
     error: record("error"),
+    child: () => logger,
   };
   const warnings: string[] = [];
   const vetoes: [string, string][] = [];
