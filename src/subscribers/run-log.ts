@@ -18,7 +18,9 @@ export async function createRunLogger(
   runId: string,
   redact: (line: string) => string = (line) => line,
 ): Promise<Logger & { flush(): void }> {
-  const { pino } = await import("pino");
+  // pino is CommonJS: bundled, its function is the module's default export, not a named one.
+  const loaded = await import("pino");
+  const pino = (loaded.default ?? loaded.pino) as typeof loaded.pino;
   mkdirSync(runDir, { recursive: true });
   const file = join(runDir, RUN_LOG_FILE);
   let fd: number | undefined;
