@@ -225,7 +225,7 @@ export async function runBusBench(): Promise<Row[]> {
       heap.map((h) => h.afterMb),
       median(heap.map((h) => h.beforeMb)),
       "MB",
-      "baseline: heap before, after gc; flat means no payload kept",
+      "baseline: heap before, after gc; the growth is the run's VerdictBook, which keeps every verdict (two a story here); nothing else should grow",
     ),
   ];
 }
