@@ -1,13 +1,15 @@
 // The layers of gantry, top to bottom (docs/architecture.md). A module may import its own layer or a
-// lower one, never a higher one; no cycles anywhere, type-only imports included.
+// lower one, never a higher one; no cycles anywhere, type-only imports included. Within a layer the folders
+// are listed in the order they may import each other: a folder imports only those after it, so no two
+// folders of a layer can import each other, even through others.
 const LAYERS = [
   ["cli"],
   ["pipeline"],
   ["stages"],
-  ["subscribers", "reporters", "interaction", "serve"],
-  ["verification", "review", "agents", "plugins", "ledger"],
-  ["git", "prd", "plan", "config", "runs"],
-  ["model", "util", "bus", "process"],
+  ["serve", "subscribers", "reporters", "interaction"],
+  ["review", "verification", "plugins", "agents", "ledger"],
+  ["git", "plan", "prd", "config", "runs"],
+  ["bus", "process", "util", "model"],
 ];
 
 const dirs = (names) => `^src/(${names.join("|")})/`;
@@ -22,6 +24,16 @@ const upward = LAYERS.slice(1).map((layer, i) => ({
   to: { path: `${dirs(LAYERS.slice(0, i + 1).flat())}|^src/[^/]+\\.ts$` },
 }));
 
+const sideways = LAYERS.flatMap((layer) =>
+  layer.slice(1).map((folder, i) => ({
+    name: `no-folder-cycle-${folder}`,
+    comment: `${folder} may not import ${layer.slice(0, i + 1).join(", ")}: folders of a layer import only those listed after them`,
+    severity: "error",
+    from: { path: dirs([folder]) },
+    to: { path: dirs(layer.slice(0, i + 1)) },
+  })),
+);
+
 module.exports = {
   forbidden: [
     {
@@ -32,6 +44,7 @@ module.exports = {
       to: { circular: true },
     },
     ...upward,
+    ...sideways,
     {
       name: "stages-never-call-subscribers",
       comment: "stages emit events; subscribers react. A stage importing a subscriber bypasses the bus.",

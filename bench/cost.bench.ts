@@ -8,6 +8,7 @@
  * Run alone: `node --import tsx bench/cost.bench.ts` (after `npm run build`).
  */
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -16,6 +17,7 @@ import { pathToFileURL } from "node:url";
 import { createEventBus } from "../src/bus/event-bus.js";
 import { ConfigSchema } from "../src/config/schema.js";
 import { openRepo } from "../src/git/repo.js";
+import { VerdictBook } from "../src/ledger/book.js";
 import { runReview } from "../src/review/orchestrator.js";
 import { silentLogger } from "../src/util/logger.js";
 import { isFullScan, makeProbe, movesHead, statCheck, subcommandOf } from "./cost-probe.js";
@@ -312,6 +314,7 @@ async function reviewRows(): Promise<Row[]> {
         config: ConfigSchema.parse({ quality: { commands, timeoutSeconds: 30 } }),
         signal: new AbortController().signal,
         bus: createEventBus({ runId: "bench" }),
+        verdicts: new VerdictBook("f", randomBytes(32)),
         git: await openRepo(root),
         logger: silentLogger,
       };

@@ -1,155 +1,139 @@
 /**
- * `gantry serve` watching a live run: the same feature run with no server, and with a server that has 50
- * page clients on its event stream and answers 1,000 token-checked requests spread over the run (the
- * reads with If-None-Match, as a browser's or phone's cache sends it). The clients are bench/serve-load.c;
- * the same load from node's clients (bench/serve-load.ts, the bench's clients until round ten) runs in the
- * same rounds, rows of its own. The figure is the run's wall time; the baseline the same run with no server
- * (goal: ratio ≤ 1.10). The server's resident memory is sampled before the run and after it (flat: ratio
- * near 1). Other modes: bench/serve-modes.ts; one run: bench/serve-run.ts.
+ * `gantry serve` watching a live run: the same feature run alone and with a server that has 50 page clients
+ * on its event stream and answers 1,000 token-checked requests spread over the run (bench/serve-clients.ts,
+ * node's own client, at nice 19 in a process of their own). The figure is the served run's wall time, the
+ * baseline the run alone; the ratio says how much serving a live page slows the run. No goal.
  */
+import { type ChildProcess, spawn } from "node:child_process";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { makeFeatureProject } from "./feature-project.js";
-import { median, type Row, row } from "./harness.js";
-import { CLI_B, runServeAB, runServeParts } from "./serve-modes.js";
-import { CLIENTS, CLIENTS_POLICY, FULL, type Load, PAIRS, STORIES, span, timedRun } from "./serve-run.js";
+import { benchEnvironment, CLI, expectOk, median, REPO, type Row, row, timeCommand } from "./harness.js";
+import { serveUrl } from "./serve-url.js";
+
+const STORIES = Number(process.env.BENCH_SERVE_STORIES ?? 20);
+const PAIRS = Number(process.env.BENCH_SERVE_PAIRS ?? 3);
+const CLIENTS = 50;
+const REQUESTS = 1000;
+
+interface Clients {
+  child: ChildProcess;
+  go(): void;
+  finish(): Promise<{ sent: number; failed: number; read: number }>;
+}
+
+/** The clients' process, once every stream is open. */
+async function startClients(url: string, token: string, spanMs: number): Promise<Clients> {
+  const script = join(REPO, "bench", "serve-clients.ts");
+  const args = [url, token, String(Math.round(spanMs)), String(CLIENTS), String(REQUESTS)];
+  const child = spawn("nice", ["-n", "19", process.execPath, "--import", "tsx", script, ...args], {
+    cwd: REPO,
+    env: benchEnvironment(),
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  let out = "";
+  child.stdout?.setEncoding("utf8");
+  child.stdout?.on("data", (chunk: string) => {
+    out += chunk;
+  });
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error("the serve bench's clients did not connect in 30 s")),
+      30_000,
+    );
+    const check = () => {
+      if (!out.includes("ready\n")) return;
+      clearTimeout(timer);
+      child.stdout?.off("data", check);
+      resolve();
+    };
+    child.stdout?.on("data", check);
+    child.once("exit", () => reject(new Error(`the serve bench's clients exited: ${out.slice(-500)}`)));
+  });
+  return {
+    child,
+    go: () => child.stdin?.write("go\n"),
+    finish: () =>
+      new Promise((resolve, reject) => {
+        child.once("exit", () => {
+          try {
+            resolve(JSON.parse(out.trim().split("\n").at(-1) ?? ""));
+          } catch {
+            reject(new Error(`the serve bench's clients said: ${out.slice(-500)}`));
+          }
+        });
+        child.stdin?.end();
+      }),
+  };
+}
+
+/** One run of the feature in a copy of `template`, with no server or with `gantry serve` and its clients. */
+async function timedRun(template: string, served: boolean, spanMs: number) {
+  const root = mkdtempSync(join(tmpdir(), "gantry-bench-serve-"));
+  cpSync(template, root, { recursive: true });
+  let server: ChildProcess | undefined;
+  let clients: Clients | undefined;
+  try {
+    if (served) {
+      server = spawn(process.execPath, [CLI, "serve", "--dir", root], {
+        cwd: root,
+        env: benchEnvironment(),
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      const { url, token } = await serveUrl(server);
+      clients = await startClients(url, token, spanMs * 0.8);
+    }
+    const run = timeCommand(process.execPath, [CLI, "run", "--feature", "f", "--dir", root], {
+      cwd: root,
+      env: benchEnvironment(),
+    });
+    clients?.go();
+    const timed = expectOk(`gantry run on ${STORIES} stories${served ? " with serve" : ""}`, await run);
+    const load = (await clients?.finish()) ?? { sent: 0, failed: 0, read: 0 };
+    return { wallMs: timed.wallMs, ...load };
+  } finally {
+    clients?.child.kill("SIGTERM");
+    server?.kill("SIGTERM");
+    if (server) await new Promise((r) => server?.once("exit", r));
+    rmSync(root, { recursive: true, force: true });
+  }
+}
 
 export async function runServeBench(): Promise<Row[]> {
   const project = makeFeatureProject(STORIES);
-  if (process.env.BENCH_SERVE_PARTS === "1" || CLI_B) {
-    try {
-      return CLI_B ? await runServeAB(project.template, CLI_B) : await runServeParts(project.template);
-    } finally {
-      project.remove();
-    }
-  }
   try {
-    const plain: number[] = [];
+    const alone: number[] = [];
     const served: number[] = [];
-    const growth: number[] = [];
-    const serverCpu: number[] = [];
-    const runCpu: number[] = [];
-    const runCpuAlone: number[] = [];
-    const startup: number[] = [];
-    const answeredInRun: number[] = [];
-    const latencyP95: number[] = [];
-    const notModified: number[] = [];
-    let rss = 0;
-    let sent = 0;
     let failed = 0;
-    const clientsCpu: number[] = [];
-    const inNode: number[] = [];
-    const inNodeRatio: number[] = [];
-    const inNodeServerCpu: number[] = [];
-    const inNodeClientsCpu: number[] = [];
-    let program = "";
     for (let i = 0; i < PAIRS; i++) {
-      // Interleaved, the order turning by one each round: a machine getting busier or quieter during the
-      // bench weighs on every side alike. The same load from node's clients runs in the same rounds.
-      const sides = [false, { ...FULL, program: "c" }, { ...FULL, program: "node" }] as const;
-      const runs: Awaited<ReturnType<typeof timedRun>>[] = [];
-      for (let j = 0; j < sides.length; j++) {
-        const k = (j + i) % sides.length;
-        runs[k] = await timedRun(project.template, sides[k] as false | Load);
-        if (k === 0) span.lastBaselineMs = (runs[k] as { wallMs: number }).wallMs;
-      }
-      const [after, with50, node] = runs as [(typeof runs)[0], (typeof runs)[0], (typeof runs)[0]];
-      plain.push(after.wallMs);
-      if (after.runCpuMs !== undefined) runCpuAlone.push(after.runCpuMs);
+      // Interleaved, the order turning each pair: a machine getting busier weighs on both sides alike.
+      // The first pair starts alone: its time paces the clients' requests over the served run.
+      const servedFirst = i % 2 === 1;
+      const a = await timedRun(project.template, servedFirst, median(alone.length ? alone : [10_000]));
+      const b = await timedRun(project.template, !servedFirst, median(alone.length ? alone : [a.wallMs]));
+      const [plain, withServe] = servedFirst ? [b, a] : [a, b];
+      if (withServe.read === 0) throw new Error("the event-stream clients read nothing");
+      alone.push(plain.wallMs);
+      served.push(withServe.wallMs);
+      failed += withServe.failed;
       process.stderr.write(
-        `serve bench round ${i + 1}/${PAIRS}: ${after.wallMs.toFixed(0)} ms alone (run's user/system CPU ${after.runUserMs}/${after.runSysMs} ms), ${with50.wallMs.toFixed(0)} ms served (${with50.runUserMs}/${with50.runSysMs} ms), server CPU ${with50.serverCpuMs} ms, clients' CPU ${with50.clientsCpuMs} ms (${with50.clientsProgram}, ${CLIENTS_POLICY}), RSS ${with50.rssBefore.toFixed(0)}→${with50.rssAfter.toFixed(0)} MB, read ${with50.read} B, ${with50.answeredInRun} answered during the run, latency p50/p95/max ${with50.latency.p50Ms}/${with50.latency.p95Ms}/${with50.latency.maxMs} ms, ${with50.notModified} reads answered 304; node's clients ${node.wallMs.toFixed(0)} ms served, server CPU ${node.serverCpuMs} ms, clients' CPU ${node.clientsCpuMs} ms\n`,
+        `serve bench pair ${i + 1}/${PAIRS}: ${plain.wallMs.toFixed(0)} ms alone, ${withServe.wallMs.toFixed(0)} ms served\n`,
       );
-      inNode.push(node.wallMs);
-      inNodeRatio.push(node.wallMs / after.wallMs);
-      inNodeServerCpu.push(node.serverCpuMs);
-      inNodeClientsCpu.push(node.clientsCpuMs);
-      clientsCpu.push(with50.clientsCpuMs);
-      program = with50.clientsProgram;
-      served.push(with50.wallMs);
-      answeredInRun.push(with50.answeredInRun);
-      latencyP95.push(with50.latency.p95Ms);
-      notModified.push(with50.notModified);
-      startup.push(with50.startupCpuMs);
-      growth.push(with50.rssAfter / with50.rssBefore);
-      serverCpu.push(with50.serverCpuMs);
-      if (with50.runCpuMs !== undefined) runCpu.push(with50.runCpuMs);
-      rss = with50.rssAfter;
-      sent = with50.sent;
-      failed += with50.failed + node.failed;
-      if (with50.read === 0 || node.read === 0) throw new Error("the SSE clients read nothing");
     }
     return [
       row(
-        `run of ${STORIES} stories, serve with ${CLIENTS} SSE clients + ${sent} requests`,
+        `run of ${STORIES} stories, serve with ${CLIENTS} SSE clients + ${REQUESTS} requests`,
         served,
-        median(plain),
+        median(alone),
         "ms",
-        `baseline: the same run, no server; goal ratio ≤ 1.10; the reads with If-None-Match; clients in their own process (${program === "c" ? "bench/serve-load.c" : "bench/serve-load.ts"}) at ${CLIENTS_POLICY}${failed ? `; ${failed} requests failed` : ""}`,
+        `baseline: the same run, no server; node's own clients at nice 19${failed ? `; ${failed} requests failed` : ""}`,
       ),
       row(
-        "the same, each pair's ratio (with serve / without)",
-        served.map((ms, i) => ms / (plain[i] as number)),
+        "the same, each pair's ratio (served / alone)",
+        served.map((ms, i) => ms / (alone[i] as number)),
         1,
         "x",
-        "min and median of the pairs; the noise of a shared machine shows in max",
-      ),
-      row("the clients' own CPU over the run", clientsCpu, Number.NaN, "ms", "the bench's, not the server's"),
-      row(
-        "the same load from node's clients (bench/serve-load.ts, rounds one to ten)",
-        inNode,
-        median(plain),
-        "ms",
-        "baseline: the same run, no server, same rounds",
-      ),
-      row("  node's clients, each round's ratio", inNodeRatio, 1, "x"),
-      row("  node's clients, serve's own CPU over the run", inNodeServerCpu, Number.NaN, "ms"),
-      row("  node's clients, their own CPU over the run", inNodeClientsCpu, Number.NaN, "ms"),
-      row(
-        "serve's own CPU over the run",
-        serverCpu,
-        runCpu.length ? median(runCpu) : Number.NaN,
-        "ms",
-        "baseline: the run's own CPU (gantry and its children)",
-      ),
-      row(
-        "the run's own CPU, served",
-        runCpu,
-        runCpuAlone.length ? median(runCpuAlone) : Number.NaN,
-        "ms",
-        "baseline: the run's own CPU alone; more when served is work the run did again or slower (caches, the kernel), not waiting",
-      ),
-      row(
-        "serve's start-up CPU (before the run starts, not in the figures above)",
-        startup,
-        Number.NaN,
-        "ms",
-        "loading its modules and compiling the body schemas; the bench starts the run after it",
-      ),
-      row(
-        "requests answered during the run",
-        answeredInRun,
-        sent,
-        "n",
-        "baseline: requests sent; the rest were answered after the run ended",
-      ),
-      row(
-        "reads answered 304 (the client's copy current)",
-        notModified,
-        sent / 2,
-        "n",
-        "baseline: the reads (a quarter run lists, a quarter run views)",
-      ),
-      row(
-        "the answers' latency during the run, 95th percentile of each pair",
-        latencyP95,
-        Number.NaN,
-        "ms",
-        "from the clients' side, request written to answer read",
-      ),
-      row(
-        "serve RSS after the run / before",
-        growth,
-        1,
-        "x",
-        `flat is 1.00; last after ${rss.toFixed(0)} MB`,
       ),
     ];
   } finally {

@@ -13,7 +13,7 @@ export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 export const OUT = join(REPO, ".test-build");
 
 /** Folders and files of the repository that tests and the code under test reach by relative path. */
-const LINKED = ["dist", "schemas", "examples", "package.json", "node_modules"];
+const LINKED = ["dist", "schemas", "examples", "docs", "package.json", "node_modules"];
 
 function link(target, at) {
   mkdirSync(dirname(at), { recursive: true });

@@ -1,6 +1,6 @@
 // Writes schemas/*.schema.json from the zod schemas. test/config/schemas.test.ts fails when they drift.
 import { writeFileSync } from "node:fs";
-import { jsonSchemas } from "../src/config/json-schemas.js";
+import { jsonSchemas } from "../src/cli/json-schemas.js";
 
 for (const [name, schema] of Object.entries(jsonSchemas())) {
   writeFileSync(

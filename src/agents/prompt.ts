@@ -8,6 +8,7 @@ import {
   type VerifyStatus,
 } from "../model/verify.js";
 import type { Story } from "../prd/story.js";
+import { truncate } from "../util/text.js";
 import { markerContract } from "./completion-marker.js";
 import { fenced, fit, headOf, listOf, listText, type Section } from "./prompt-fit.js";
 
@@ -245,9 +246,7 @@ function verifiedClarifications(story: Story): string[] {
   });
 }
 
-function clip(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)} […]`;
-}
+const clip = (text: string, max: number) => truncate(text, max + 4, " […]");
 
 function roleHeading(role: AgentRole, gate?: FeedbackGate): string {
   if (role === "rectify" && gate) return `Fix what ${gate} found`;

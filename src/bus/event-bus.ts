@@ -27,7 +27,8 @@ export interface BusOptions {
 
 export interface EventBus {
   readonly runId: string;
-  emit<K extends EventName>(type: K, payload: EventPayloads[K]): void;
+  /** Announces an event; returns it as the subscribers got it (redacted, with `runId` and `at`). */
+  emit<K extends EventName>(type: K, payload: EventPayloads[K]): EventOf<K>;
   on<K extends EventName>(type: K, subscriber: string, handler: Handler<K>): () => void;
   onAny(
     subscriber: string,
@@ -67,8 +68,16 @@ export function createEventBus(options: BusOptions): EventBus {
     runId: options.runId,
     emit(type, payload) {
       const clean = redact ? redact(payload) : payload;
-      const event = { ...clean, runId: options.runId, at: now().toISOString() } as Events[typeof type];
+      // A payload that has its own time keeps it (a gate verdict is signed with the time of its result).
+      const stamped = now().toISOString();
+      const own = (clean as { at?: unknown }).at;
+      const event = {
+        ...clean,
+        runId: options.runId,
+        at: typeof own === "string" ? own : stamped,
+      } as Events[typeof type];
       emitter.emit(type, event);
+      return event;
     },
     on(type, subscriber, handler) {
       const wrapped = (event: Events[typeof type]) => isolate(subscriber, type, () => handler(event));

@@ -27,9 +27,19 @@ export async function devicesAddCommand(options: {
   const root = projectRoot(options.dir);
   const name = (options.name ?? "").trim();
   if (!/^[\w .'-]{1,60}$/.test(name))
-    throw new InputError("--name", "", "expected a name of 1-60 letters, digits, spaces, . ' - _");
+    throw new InputError(
+      "--name",
+      "",
+      "expected a name of 1-60 letters, digits, spaces, . ' - _",
+      "GANTRY_E_USAGE",
+    );
   if (!options.publicKey || !publicKeyFromBase64(options.publicKey))
-    throw new InputError("--public-key", "", "expected an Ed25519 public key: its 32 raw bytes in base64");
+    throw new InputError(
+      "--public-key",
+      "",
+      "expected an Ed25519 public key: its 32 raw bytes in base64",
+      "GANTRY_E_USAGE",
+    );
   const scopes = (options.scopes ?? "read").split(",").map((s) => s.trim());
   const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
   if (unknown.length > 0 || scopes.length === 0)
@@ -37,6 +47,7 @@ export async function devicesAddCommand(options: {
       "--scopes",
       "",
       `expected a comma-separated list of ${SCOPES.join(", ")}, got ${JSON.stringify(options.scopes)}`,
+      "GANTRY_E_USAGE",
     );
   const device = addDevice(root, {
     name,
@@ -70,14 +81,20 @@ export async function devicesRevokeCommand(id: string, options: { dir?: string }
   const root = projectRoot(options.dir);
   const device = revokeDevice(root, id);
   if (!device)
-    throw new InputError("devices revoke", id, "no enrolled device with this id (see gantry devices list)");
+    throw new InputError(
+      "devices revoke",
+      id,
+      "no enrolled device with this id (see gantry devices list)",
+      "GANTRY_E_NOT_FOUND",
+    );
   process.stdout.write(`revoked ${device.id} (${device.name})\n`);
   return 0;
 }
 
 /** `gantry devices keygen`: a key pair for trying the device routes from this machine (a phone makes its own). */
 export async function devicesKeygenCommand(options: { out: string }): Promise<number> {
-  if (existsSync(options.out)) throw new InputError("--out", options.out, "exists; not overwritten");
+  if (existsSync(options.out))
+    throw new InputError("--out", options.out, "exists; not overwritten", "GANTRY_E_EXISTS");
   const { privateKey, publicKey } = generateKeyPairSync("ed25519");
   writeFileSync(options.out, privateKey.export({ format: "pem", type: "pkcs8" }), { mode: 0o600 });
   process.stdout.write(`${publicKeyToBase64(publicKey)}\n`);
@@ -104,7 +121,7 @@ export async function devicesSignCommand(options: {
   try {
     pem = readFileSync(options.key, "utf8");
   } catch {
-    throw new InputError("--key", options.key, "cannot read the private key file");
+    throw new InputError("--key", options.key, "cannot read the private key file", "GANTRY_E_FILE");
   }
   const signature = signFraming(pem, {
     method,

@@ -29,7 +29,8 @@ export async function featuresNewCommand(feature: string, options: { dir?: strin
   featurePrdPath(root, feature); // checks the name
   const path = join(root, FEATURES_DIR, feature, "spec.md");
   const display = relative(process.cwd(), path) || path;
-  if (existsSync(path)) throw new InputError(display, "", "already exists; edit it, then run gantry plan");
+  if (existsSync(path))
+    throw new InputError(display, "", "already exists; edit it, then run gantry plan", "GANTRY_E_EXISTS");
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, SPEC_TEMPLATE(feature), { flag: "wx" });
   process.stdout.write(`created ${display}\nnext: write the spec, then gantry plan --feature ${feature}\n`);

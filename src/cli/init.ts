@@ -68,7 +68,12 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
   const display = (path: string) => relative(process.cwd(), path) || path;
   const existed = existsSync(configPath);
   if (existed && !options.force) {
-    throw new InputError(display(configPath), "", "already exists; pass --force to overwrite it");
+    throw new InputError(
+      display(configPath),
+      "",
+      "already exists; pass --force to overwrite it",
+      "GANTRY_E_EXISTS",
+    );
   }
 
   const detection = detectProject(root);

@@ -32,6 +32,7 @@ export async function ledgerCommand(options: {
       "--run",
       "",
       `no run ${JSON.stringify(options.run)} under ${RUNS_DIR}/${newest ? ` (newest: ${newest})` : ""}`,
+      "GANTRY_E_NOT_FOUND",
     );
   }
   const runId = options.run ?? runs.at(-1);
@@ -154,7 +155,12 @@ async function judgeWorkingTree(root: string): Promise<Judged> {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/not a git repository/i.test(message)) {
-      throw new InputError(root, "", "not inside a git repository; the ledger judges a git working tree");
+      throw new InputError(
+        root,
+        "",
+        "not inside a git repository; the ledger judges a git working tree",
+        "GANTRY_E_REPO",
+      );
     }
     throw error;
   }

@@ -74,6 +74,7 @@ function pickRun(root: string, options: LogsOptions): string | undefined {
         "--run",
         "",
         `no run ${JSON.stringify(options.run)} under ${RUNS_DIR}/${newest ? ` (newest: ${newest})` : ""}`,
+        "GANTRY_E_NOT_FOUND",
       );
     }
     const run = readRunFiles(root, options.run);
@@ -82,6 +83,7 @@ function pickRun(root: string, options: LogsOptions): string | undefined {
         "--run",
         "",
         `run ${options.run} is of feature ${run.feature ?? "(unknown)"}, not ${options.feature}`,
+        "GANTRY_E_NOT_FOUND",
       );
     return options.run;
   }

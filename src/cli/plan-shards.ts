@@ -19,6 +19,7 @@ export async function planShardsCommand(options: {
       "--shards",
       "",
       `expected a whole number from 1 to 256, got ${JSON.stringify(options.shards)}`,
+      "GANTRY_E_USAGE",
     );
   const root = projectRoot(options.dir);
   const { path, display } = featurePrdPath(root, options.feature);

@@ -64,7 +64,7 @@ function readSpec(root: string, options: PlanCommandOptions): string {
       ? `no such file: ${display}`
       : `no such file; write one with gantry features new ${options.feature}`,
   );
-  if (text.trim() === "") throw new InputError(display, "", "the spec is empty");
+  if (text.trim() === "") throw new InputError(display, "", "the spec is empty", "GANTRY_E_PLAN");
   return text;
 }
 

@@ -8,7 +8,7 @@ export const FEATURES_DIR = ".gantry/features";
 /** The project root from --dir, checked to exist. */
 export function projectRoot(dir: string | undefined): string {
   const root = resolve(dir ?? ".");
-  if (!existsSync(root)) throw new InputError("--dir", "", `no such directory: ${root}`);
+  if (!existsSync(root)) throw new InputError("--dir", "", `no such directory: ${root}`, "GANTRY_E_USAGE");
   return root;
 }
 
@@ -18,6 +18,7 @@ export function featurePrdPath(root: string, feature: string): { path: string; d
       "--feature",
       "",
       `expected a feature name of letters, digits, '.', '_' or '-', got ${JSON.stringify(feature)}`,
+      "GANTRY_E_USAGE",
     );
   }
   const path = join(root, FEATURES_DIR, feature, "prd.json");

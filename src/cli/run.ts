@@ -3,13 +3,16 @@ import { isAbsolute, join, relative } from "node:path";
 import { InputError } from "../config/input-error.js";
 import { CONFIG_PATH, loadConfig } from "../config/loader.js";
 import type { Config } from "../config/schema.js";
+import { ERRORS, type ErrorCode, errorLine } from "../model/errors.js";
 import { EXIT } from "../model/exit-codes.js";
 import type { RunSummary } from "../model/run.js";
+import { errorCodeOf } from "../pipeline/run-error.js";
 import { loadPrd, readPrdRaw } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { killRunProcesses } from "../process/leftovers.js";
 import type { ResolvedReporter } from "../reporters/loader.js";
 import { featurePrdPath, projectRoot } from "./project.js";
+import { enterShard, shardsToMerge } from "./run-shards.js";
 import { featureStatus } from "./status.js";
 
 export interface RunCommandOptions {
@@ -76,7 +79,12 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
   const known = new Set(prd.userStories.map((s) => s.id));
   const missing = options.story.filter((id) => !known.has(id));
   if (missing.length > 0)
-    throw new InputError(display, "userStories", `no story with id ${missing.join(", ")} (from --story)`);
+    throw new InputError(
+      display,
+      "userStories",
+      `no story with id ${missing.join(", ")} (from --story)`,
+      "GANTRY_E_NOT_FOUND",
+    );
   if (options.dryRun) {
     // No pre-flight for a plan, but a misspelt dependency changes the very order it shows.
     const { describeHint, keyHints } = await import("../prd/key-hints.js");
@@ -215,7 +223,8 @@ async function checkBeforeRun(
   for (const warning of report.warnings) process.stderr.write(`gantry: ${warning}\n`);
   const last = report.problems.at(-1);
   if (last) {
-    for (const problem of report.problems.slice(0, -1)) process.stderr.write(`gantry: ${problem.message}\n`);
+    for (const problem of report.problems.slice(0, -1))
+      process.stderr.write(`${errorLine(problem.message, problem.code)}\n`);
     throw last;
   }
   return report;
@@ -243,8 +252,7 @@ async function withTerminalReporter(
 
 /** What `run --json` adds to the feature's status: the run, its summary and cost, or the error that stopped it. */
 function runJsonOf(feature: string, facts: RunFacts, error?: unknown) {
-  const failure = error as { name?: string; message?: string } | undefined;
-  const bad = failure?.name === "InputError";
+  const code = error === undefined ? undefined : errorCodeOf(error);
   return {
     feature,
     runId: facts.runId ?? null,
@@ -252,8 +260,8 @@ function runJsonOf(feature: string, facts: RunFacts, error?: unknown) {
     ...(facts.summary ? { summary: facts.summary, costUsd: facts.summary.costUsd } : {}),
     ...(error !== undefined
       ? {
-          exitCode: bad ? EXIT.badInput : EXIT.internal,
-          error: { code: bad ? "BAD_INPUT" : "INTERNAL", message: failure?.message ?? String(error) },
+          exitCode: ERRORS[code as ErrorCode].exit,
+          error: { code, message: error instanceof Error ? error.message : String(error) },
         }
       : {}),
   };
@@ -278,70 +286,7 @@ function parseParallel(value: string | undefined): number | undefined {
       "--parallel",
       "",
       `expected a whole number from 0 to 64, got ${JSON.stringify(value)}`,
+      "GANTRY_E_USAGE",
     );
   return n;
-}
-
-/**
- * `--shard i/K`: this runner's stories from the same plan `gantry plan-shards` prints, on the shard's
- * branch. A shard with no story still gets its branch (pushed, so the merge job finds every shard).
- */
-async function enterShard(
-  root: string,
-  prd: ReturnType<typeof loadPrd>,
-  options: RunCommandOptions,
-): Promise<{ index: number; total: number }> {
-  const { parseShard, planShards } = await import("../prd/shard-plan.js");
-  const shard = parseShard(options.shard ?? "");
-  if (!shard)
-    throw new InputError(
-      "--shard",
-      "",
-      `expected i/K with 1 ≤ i ≤ K ≤ 256, got ${JSON.stringify(options.shard)}`,
-    );
-  if (options.story.length > 0)
-    throw new InputError("--shard", "", "takes its stories from the plan; drop --story");
-  const { enterShardBranch, finishShard } = await import("../pipeline/shards/shard-branch.js");
-  const mine = planShards(prd, shard.total)[shard.index - 1]?.stories ?? [];
-  const branch = await enterShardBranch(root, options.feature, shard.index);
-  process.stderr.write(
-    `gantry: shard ${shard.index}/${shard.total} on ${branch}: ${mine.join(", ") || "no story"}\n`,
-  );
-  options.story = mine;
-  if (mine.length === 0) {
-    const { path } = featurePrdPath(root, options.feature);
-    for (const note of await finishShard(root, options.feature, shard.index, path, options.push !== false))
-      process.stderr.write(`gantry: ${note}\n`);
-  }
-  return shard;
-}
-
-/** `gantry merge-shards`: the shard branches (fetched from origin when there is one), and their stories. */
-async function shardsToMerge(
-  root: string,
-  prdPath: string,
-  prd: ReturnType<typeof loadPrd>,
-  options: RunCommandOptions,
-) {
-  const { findShardTips, pinToPlan } = await import("../pipeline/shards/shard-tips.js");
-  const { planShards } = await import("../prd/shard-plan.js");
-  const total = Number(options.shards);
-  if (!Number.isInteger(total) || total < 1 || total > 256)
-    throw new InputError(
-      "--shards",
-      "",
-      `expected the K of the plan, 1 to 256, got ${JSON.stringify(options.shards)}`,
-    );
-  const found = await findShardTips(root, options.feature, prdPath, true);
-  const shards = pinToPlan(found, planShards(prd, total), (line) =>
-    process.stderr.write(`gantry: ${line}\n`),
-  );
-  if (shards.length === 0)
-    throw new InputError(
-      "--feature",
-      "",
-      `no shard branches gantry/${options.feature}/shard-* on origin or here; run \`gantry run --shard i/K\` first`,
-    );
-  options.story = [...new Set(shards.flatMap((s) => s.passed))].filter((id) => id !== "");
-  return shards;
 }

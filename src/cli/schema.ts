@@ -11,6 +11,7 @@ export async function schemaCommand(name: string): Promise<number> {
       "schema",
       "name",
       `expected one of ${SCHEMA_NAMES.join(", ")}, got ${JSON.stringify(name)}`,
+      "GANTRY_E_NOT_FOUND",
     );
   }
   const url = packageFile(`schemas/${name}.schema.json`);

@@ -18,31 +18,42 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 /**
  * `gantry serve`: the live page and its routes until Ctrl-C (docs/serve.md).
  *
- * The server yields to the run it watches: on the machine running gantry, each millisecond the server takes
- * while the run's commands keep both cores busy delays the run. By default it runs under SCHED_IDLE
- * (docs/serve.md "## Cost", round five: the choice, and the latency it costs the page under a busy run);
- * `--nice <n>` keeps the normal policy at that niceness instead.
+ * The server yields to the run it watches: each millisecond it takes while the run's commands keep every
+ * core busy delays the run. By default it runs under SCHED_IDLE (docs/serve.md); `--nice <n>`
+ * keeps the normal policy at that niceness instead.
  */
 export async function serveCommand(options: ServeCommandOptions): Promise<number> {
   const root = projectRoot(options.dir);
   const port = options.port === undefined ? 0 : Number(options.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new InputError("--port", "", `expected a port 0-65535, got ${JSON.stringify(options.port)}`);
+    throw new InputError(
+      "--port",
+      "",
+      `expected a port 0-65535, got ${JSON.stringify(options.port)}`,
+      "GANTRY_E_USAGE",
+    );
   const cpu = parseCpuYield(options.nice);
   if (cpu === undefined)
     throw new InputError(
       "--nice",
       "",
       `expected idle or a niceness 0-19, got ${JSON.stringify(options.nice)}`,
+      "GANTRY_E_USAGE",
     );
   const host = options.host ?? "127.0.0.1";
   if (!/^[A-Za-z0-9.:-]{1,253}$/.test(host))
-    throw new InputError("--host", "", `expected an address or host name, got ${JSON.stringify(host)}`);
+    throw new InputError(
+      "--host",
+      "",
+      `expected an address or host name, got ${JSON.stringify(host)}`,
+      "GANTRY_E_USAGE",
+    );
   if (host === "0.0.0.0" || host === "::")
     throw new InputError(
       "--host",
       "",
       `expected the address or name clients will use (every request's Host must be the server's own), not ${host}`,
+      "GANTRY_E_USAGE",
     );
   if (!LOOPBACK.has(host))
     process.stderr.write(

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { CONFIG_PATH, loadConfig } from "../config/loader.js";
+import { errorLine } from "../model/errors.js";
 import { EXIT } from "../model/exit-codes.js";
 import { preflight } from "../pipeline/preflight.js";
 import { parseRules, RULES_FILE } from "../plan/rules.js";
@@ -35,7 +36,12 @@ export async function validateCommand(options: {
   checkRules(root, report);
   const valid = report.problems.length === 0;
   if (options.json) {
-    const problems = report.problems.map((p) => ({ file: p.file, where: p.where, expected: p.expected }));
+    const problems = report.problems.map((p) => ({
+      code: p.code,
+      file: p.file,
+      where: p.where,
+      expected: p.expected,
+    }));
     const summary = {
       valid,
       features,
@@ -47,7 +53,8 @@ export async function validateCommand(options: {
     return valid ? EXIT.ok : EXIT.badInput;
   }
   for (const warning of report.warnings) process.stderr.write(`gantry: ${warning}\n`);
-  for (const problem of report.problems) process.stderr.write(`gantry: ${problem.message}\n`);
+  for (const problem of report.problems)
+    process.stderr.write(`${errorLine(problem.message, problem.code)}\n`);
   if (!valid) return EXIT.badInput;
   for (const line of report.passed) process.stdout.write(`  ${line}\n`);
   process.stdout.write(`ok: config and ${features.length} feature(s), ${report.stories} stories\n`);

@@ -1,6 +1,6 @@
 import { z } from "zod";
+import { ERROR_CODES } from "../model/errors.js";
 import type { EventName } from "../model/events.js";
-import { RUN_ERROR_CODES } from "../model/run.js";
 import { STORY_STATUSES } from "../model/story.js";
 import type { HookEvent } from "./schema.js";
 
@@ -87,7 +87,7 @@ export const HookPayloadSchema = z
     }),
     z.strictObject({
       ...base("on-error"),
-      error: z.strictObject({ message: z.string(), code: z.enum(RUN_ERROR_CODES) }),
+      error: z.strictObject({ message: z.string(), code: z.enum(ERROR_CODES) }),
     }),
   ])
   .describe("gantry hook payload: the JSON a hook command reads on standard input");

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { z } from "zod";
+import { ERRORS, type InputErrorCode } from "../model/errors.js";
 import { escapeControls } from "../util/text.js";
 
 /**
@@ -8,18 +9,20 @@ import { escapeControls } from "../util/text.js";
  * newline, a NUL in an id) are escaped, and a value of thousands of characters is shortened.
  */
 export class InputError extends Error {
-  readonly exitCode = 2;
+  readonly exitCode: number;
   readonly where: string;
   readonly expected: string;
   constructor(
     readonly file: string,
     where: string,
     expected: string,
+    readonly code: InputErrorCode,
   ) {
     const shownWhere = escapeControls(where);
     const shownExpected = escapeControls(expected);
     super(shownWhere ? `${file}: ${shownWhere}: ${shownExpected}` : `${file}: ${shownExpected}`);
     this.name = "InputError";
+    this.exitCode = ERRORS[code].exit;
     this.where = shownWhere;
     this.expected = shownExpected;
   }
@@ -32,7 +35,7 @@ export class InputError extends Error {
 export class InputErrors extends InputError {
   constructor(readonly all: readonly InputError[]) {
     const first = all[0] as InputError;
-    super(first.file, first.where, first.expected);
+    super(first.file, first.where, first.expected, first.code);
   }
 }
 
@@ -54,17 +57,23 @@ export function formatPath(path: readonly PropertyKey[]): string {
 export function fromZodIssue(
   file: string,
   issue: z.core.$ZodIssue,
+  code: InputErrorCode,
   hint?: (issue: z.core.$ZodIssue) => string | undefined,
 ): InputError {
   const extra = hint?.(issue);
   const message = issue.message.replace(/^Invalid input: /, "");
-  return new InputError(file, formatPath(issue.path), extra ? `${message}; ${extra}` : message);
+  return new InputError(file, formatPath(issue.path), extra ? `${message}; ${extra}` : message, code);
 }
 
 /** Parses JSON text, turning a syntax error into an InputError with line and column. */
 export function parseJsonText(file: string, text: string): unknown {
   if (text.trim() === "")
-    throw new InputError(file, "line 1, column 1", "the file is empty; expected a JSON object");
+    throw new InputError(
+      file,
+      "line 1, column 1",
+      "the file is empty; expected a JSON object",
+      "GANTRY_E_JSON",
+    );
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -81,7 +90,7 @@ export function parseJsonText(file: string, text: string): unknown {
       .replace(/ (in JSON )?at position \d+.*$/s, "")
       .replace(/, (\.\.\.)?".*"(\.\.\.)? is not valid JSON$/s, "")
       .replace(/^JSON\.parse: /, "");
-    throw new InputError(file, where, `not valid JSON (${reason})`);
+    throw new InputError(file, where, `not valid JSON (${reason})`, "GANTRY_E_JSON");
   }
 }
 
@@ -202,6 +211,11 @@ export function readInputFile(path: string, display: string, whenMissing: string
     return readFileSync(path, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new InputError(display, "", code === "ENOENT" ? whenMissing : `cannot read (${code})`);
+    throw new InputError(
+      display,
+      "",
+      code === "ENOENT" ? whenMissing : `cannot read (${code})`,
+      "GANTRY_E_FILE",
+    );
   }
 }

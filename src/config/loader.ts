@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import type { z } from "zod";
-import { suggestKey } from "../prd/key-hints.js";
+import { suggestKey } from "../util/suggest-key.js";
 import { formatPath, fromZodIssue, InputError, inputErrors, parseJsonText } from "./input-error.js";
 import { type Config, ConfigSchema, HOOK_EVENTS } from "./schema.js";
 
@@ -31,9 +31,11 @@ export function parseConfig(file: string, raw: unknown): Config {
     const known = issue.code === "unrecognized_keys" && !hint(issue) ? knownKeys(issue.path) : [];
     return issue.code === "unrecognized_keys" && known.length > 0
       ? unknownKeys(file, issue.path, issue.keys, known, raw)
-      : [fromZodIssue(file, issue, hint)];
+      : [fromZodIssue(file, issue, "GANTRY_E_CONFIG", hint)];
   });
-  throw inputErrors(errors.length > 0 ? errors : [new InputError(file, "", "invalid configuration")]);
+  throw inputErrors(
+    errors.length > 0 ? errors : [new InputError(file, "", "invalid configuration", "GANTRY_E_CONFIG")],
+  );
 }
 
 /** One error per unknown key: `did you mean "commands"?` when it is near a known one, else the known ones. */
@@ -50,7 +52,7 @@ function unknownKeys(
     const expected = suggestion
       ? `unknown key "${key}"; did you mean "${suggestion}"?`
       : `unknown key "${key}"; expected one of ${known.join(", ")}`;
-    return new InputError(file, formatPath(path), expected);
+    return new InputError(file, formatPath(path), expected, "GANTRY_E_CONFIG");
   });
 }
 

@@ -18,7 +18,7 @@ export async function locateRepo(projectRoot: string): Promise<RepoLocations> {
     ]);
   } catch (error) {
     // Not a repository, git missing, an unsafe owner: the user's setup, said in one line, exit 2.
-    throw new InputError(projectRoot, "", `git cannot work here: ${gitReason(error)}`);
+    throw new InputError(projectRoot, "", `git cannot work here: ${gitReason(error)}`, "GANTRY_E_REPO");
   }
   const [prefix = "", gitDirRaw = ".git", commonRaw = gitDirRaw, top = projectRoot, objectFormat = "sha1"] =
     located.replace(/\n$/, "").split("\n");

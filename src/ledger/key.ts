@@ -104,11 +104,21 @@ export function ledgerKey(root: string, env: NodeJS.ProcessEnv = process.env): L
 function checkedKey(file: string): Buffer {
   const mode = statSync(file).mode & 0o777;
   if ((mode & 0o077) !== 0) {
-    throw new InputError(file, "", `ledger key readable by others (mode ${mode.toString(8)}); expected 600`);
+    throw new InputError(
+      file,
+      "",
+      `ledger key readable by others (mode ${mode.toString(8)}); expected 600`,
+      "GANTRY_E_LEDGER_KEY",
+    );
   }
   const key = readFileSync(file);
   if (key.length !== KEY_BYTES) {
-    throw new InputError(file, "", `ledger key of ${key.length} bytes; expected ${KEY_BYTES} random bytes`);
+    throw new InputError(
+      file,
+      "",
+      `ledger key of ${key.length} bytes; expected ${KEY_BYTES} random bytes`,
+      "GANTRY_E_LEDGER_KEY",
+    );
   }
   return key;
 }

@@ -39,6 +39,6 @@ export interface LedgerEntry {
   at: string;
   attempt: number;
   detail: Record<string, unknown>;
-  /** HMAC-SHA256 of the line without `mac`, keyed outside the tree; absent on lines written before round two. */
+  /** HMAC-SHA256 of the line without `mac`, keyed outside the tree; absent on lines of older ledgers. */
   mac?: string;
 }

@@ -35,9 +35,5 @@ export function countEnds(statuses: readonly StoryStatus[]): Record<EndStatus, n
   };
 }
 
-/**
- * Why a run stopped on an error (`run:error`): bad input met during the run (BAD_INPUT, exit 2), a git
- * command that failed (GIT), or a fault in gantry itself (INTERNAL, exit 70).
- */
-export const RUN_ERROR_CODES = ["BAD_INPUT", "GIT", "INTERNAL"] as const;
-export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
+/** Why a run stopped on an error (`run:error`): one of the codes of `model/errors.ts`. */
+export type { ErrorCode as RunErrorCode } from "./errors.js";

@@ -31,10 +31,11 @@ export function acquireLock(root: string): () => void {
           LOCK_FILE,
           "",
           `another gantry run (pid ${pid}) is working on this repository; wait for it or stop it`,
+          "GANTRY_E_LOCKED",
         );
       }
       rmSync(path, { force: true });
     }
   }
-  throw new InputError(LOCK_FILE, "", "could not take the run lock");
+  throw new InputError(LOCK_FILE, "", "could not take the run lock", "GANTRY_E_LOCKED");
 }

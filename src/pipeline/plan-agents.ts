@@ -28,6 +28,7 @@ export function createAgent(
       ".gantry/config.json",
       key,
       `unknown agent "${name}"; expected one of ${registry.names().join(", ")}`,
+      "GANTRY_E_CONFIG",
     );
   }
   return registry.create(name, config);
@@ -41,6 +42,7 @@ export function criticAgent(registry: AgentRegistry, config: Config, top: string
       ".gantry/config.json",
       "plan.criticTier",
       `"${tier}" is not one of routing.tiers (${config.routing.tiers.join(", ")})`,
+      "GANTRY_E_CONFIG",
     );
   }
   const name = config.plan.criticAgent ?? config.agent.default;

@@ -58,6 +58,7 @@ export async function planFeature(options: PlanOptions): Promise<number> {
       ".gantry/config.json",
       "agent.sandbox",
       `"bwrap" is required, but ${sandbox.reason}`,
+      "GANTRY_E_PLAN",
     );
   }
   if (sandbox.kind === "unsandboxed" && sandbox.warning) options.warn(sandbox.warning);

@@ -98,7 +98,8 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
       const count = parsePrd(prd.display, raw).userStories.length;
       stories += count;
       for (const hint of keyHints(raw)) {
-        if (input.strict) found.problems.push(new InputError(prd.display, hint.where, strictText(hint)));
+        if (input.strict)
+          found.problems.push(new InputError(prd.display, hint.where, strictText(hint), "GANTRY_E_PRD"));
         else found.warnings.push(`warning: ${describeHint(prd.display, hint)}`);
       }
       found.passed.push(`prd: ${prd.display} (${count} stories)`);
@@ -122,13 +123,15 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
           configFile,
           "agent.default",
           `unknown agent "${name}"; expected one of ${registry.names().join(", ")}`,
+          "GANTRY_E_CONFIG",
         );
       }
       const mode = config.agent.sandbox;
       const sandboxed = mode !== "off" && (await sandboxSupport(env)).works;
       const adapter = registry.create(name, config);
       const probe = await probeAgent(adapter, config, root, env, undefined, lookUp, { sandboxed });
-      if (probe.kind === "broken") throw new InputError(configFile, probe.where, probe.problem);
+      if (probe.kind === "broken")
+        throw new InputError(configFile, probe.where, probe.problem, "GANTRY_E_CONFIG");
       if (probe.kind === "unconfirmed") found.warnings.push(`warning: agent ${name}: ${probe.detail}`);
       else found.passed.push(`agent ${name}: ${probe.detail}`);
       for (const c of probe.kind === "ready" ? (probe.checks ?? []) : []) {
@@ -153,13 +156,14 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
     located = git.locations;
     try {
       const identity = await git.commitIdentityProblem();
-      if (identity) throw new InputError(root, "git", identity);
+      if (identity) throw new InputError(root, "git", identity, "GANTRY_E_REPO");
       const branch = await git.branch();
       if (branch === undefined) {
         throw new InputError(
           root,
           "git",
           "HEAD is detached; check out a branch for gantry to commit the stories to",
+          "GANTRY_E_REPO",
         );
       }
       if (input.checkTree) {
@@ -180,6 +184,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
         configFile,
         "agent.sandbox",
         `"bwrap" is required, but ${support?.reason ?? "bwrap does not work here"}; install bubblewrap or set "auto" or "off"`,
+        "GANTRY_E_CONFIG",
       );
     }
     found.passed.push(await sandboxStatusLine(mode, env));
@@ -193,6 +198,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
           configFile,
           "quality.commands.test",
           "not set; expected the command that runs the project's tests (verify is a mandatory gate, so no story could pass)",
+          "GANTRY_E_CONFIG",
         );
     }),
     ...QUALITY_KEYS.map((key) =>
@@ -200,7 +206,13 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
         const command = commands[key];
         if (!command) return;
         const problem = await lookUp(command);
-        if (problem) throw new InputError(configFile, `quality.commands.${key}`, `cannot run: ${problem}`);
+        if (problem)
+          throw new InputError(
+            configFile,
+            `quality.commands.${key}`,
+            `cannot run: ${problem}`,
+            "GANTRY_E_CONFIG",
+          );
       }),
     ),
   ];
@@ -234,6 +246,7 @@ export function uncommittedChanges(root: string, dirty: readonly string[]): Inpu
     root,
     "working tree",
     `uncommitted changes (${list}); commit or stash them, or pass --allow-dirty`,
+    "GANTRY_E_REPO",
   );
 }
 
@@ -244,6 +257,7 @@ function notARepository(root: string, error: unknown): InputError | undefined {
     root,
     "git",
     "not a git repository; gantry commits each story to a branch: make it one with `git init && git add -A && git commit -m start`",
+    "GANTRY_E_REPO",
   );
 }
 

@@ -7,6 +7,7 @@ import { type Config, DEFAULT_TRIGGER_TIMEOUT_SECONDS, mandatoryGates } from "..
 import type { GitRepo } from "../git/git-repo.js";
 import { openRepo, type RepoLocations } from "../git/repo.js";
 import { VerdictBook } from "../ledger/book.js";
+import { ledgerKey } from "../ledger/key.js";
 import type { RunControl } from "../model/run-control.js";
 import { loadPlugins } from "../plugins/loader.js";
 import { registerPluginAgents } from "../plugins/registry.js";
@@ -57,6 +58,7 @@ export async function createRunContext(
       ".gantry/config.json",
       "agent.default",
       `unknown agent "${config.agent.default}"; expected one of ${registry.names().join(", ")}`,
+      "GANTRY_E_CONFIG",
     );
   }
   config.review.panel.forEach((reviewer, index) => {
@@ -65,6 +67,7 @@ export async function createRunContext(
         ".gantry/config.json",
         `review.panel[${index}].agent`,
         `unknown agent "${reviewer.agent}"; expected one of ${registry.names().join(", ")}`,
+        "GANTRY_E_CONFIG",
       );
     }
   });
@@ -75,6 +78,7 @@ export async function createRunContext(
       ".gantry/config.json",
       "agent.sandbox",
       `"bwrap" is required, but ${sandbox.reason}; install bubblewrap or set "auto" or "off"`,
+      "GANTRY_E_CONFIG",
     );
   }
   const git = setup.git ?? (await openRepo(root, setup.repository));
@@ -84,7 +88,7 @@ export async function createRunContext(
   const runDir = join(root, ".gantry", "runs", runId);
   mkdirSync(runDir, { recursive: true });
   const redact = createRedactor(secretValues(process.env, config.quality.stripEnv));
-  const logger = createRunLogger(runDir, runId, redact.text);
+  const logger = await createRunLogger(runDir, runId, redact.text);
   if (sandbox.kind === "unsandboxed" && sandbox.warning) {
     logger.warn({ sandbox: config.agent.sandbox }, sandbox.warning);
     setup.warn(sandbox.warning);
@@ -103,7 +107,7 @@ export async function createRunContext(
     ...(redact.empty ? {} : { redact: redact.deep }),
     onFault: ({ subscriber, event, error }) => {
       const message = error instanceof Error ? error.message : String(error);
-      logger.warn({ subscriber, event, err: message }, "subscriber failed");
+      logger.warn({ subscriber, event, err: error }, "subscriber failed");
       setup.warn(`gantry: subscriber "${subscriber}" failed on ${event}: ${message}`);
     },
   });
@@ -144,7 +148,7 @@ export async function createRunContext(
         setup.warn(`gantry: ${file}: ${change} (during a run only gantry writes it)`);
       }
     }),
-    verdicts: new VerdictBook(),
+    verdicts: new VerdictBook(feature, ledgerKey(root).key),
     logger,
     control,
     signal: setup.signal,

@@ -9,6 +9,7 @@ import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { summarize } from "../prd/story.js";
 import { killRunProcesses } from "../process/leftovers.js";
+import { processAlive } from "../process/process-group.js";
 import { createReporters, type ResolvedReporter } from "../reporters/loader.js";
 import type { RunStateData } from "../runs/run-state.js";
 import type { CostTotals, RunContext } from "../stages/context.js";
@@ -28,7 +29,7 @@ import { readyMainTree, workerCount } from "./parallel/main-tree.js";
 import { walkInParallel } from "./parallel/walk.js";
 import { uncommittedChanges } from "./preflight.js";
 import { isResumable, previousRun, reconcile, resumeNote } from "./resume.js";
-import { runErrorCode } from "./run-error.js";
+import { errorCodeOf } from "./run-error.js";
 import { createRunContext } from "./run-setup.js";
 import { walkShards } from "./shards/merge-walk.js";
 import type { ShardTip } from "./shards/shard-tips.js";
@@ -71,7 +72,7 @@ export async function runFeature(options: RunOptions): Promise<number> {
   const release = acquireLock(options.root);
   try {
     // A run killed while writing prd.json leaves its temp file beside it: the tree would not be clean.
-    removeLeftoverTemps(options.prdPath);
+    removeLeftoverTemps(options.prdPath, processAlive);
     const { previous, worktrees, git } = await checkStart(options);
     const prd = loadPrd(options.prdPath);
     // The repository the start check judged: its judged tree is the first session's starting point.
@@ -95,7 +96,7 @@ export async function runFeature(options: RunOptions): Promise<number> {
       await walkStories(run, options, walk, worktrees);
     } catch (error) {
       run.bus.emit("run:error", {
-        error: { message: error instanceof Error ? error.message : String(error), code: runErrorCode(error) },
+        error: { message: error instanceof Error ? error.message : String(error), code: errorCodeOf(error) },
       });
       run.state.update({ status: "error" });
       throw error;
@@ -138,12 +139,13 @@ async function checkStartIn(
       options.warn(`gantry: stopped ${killed} process group(s) left running by run ${previous.runId}`);
   }
   const identity = await git.commitIdentityProblem();
-  if (identity) throw new InputError(options.root, "git", identity);
+  if (identity) throw new InputError(options.root, "git", identity, "GANTRY_E_REPO");
   if ((await git.branch()) === undefined) {
     throw new InputError(
       options.root,
       "git",
       "HEAD is detached; check out a branch for gantry to commit the stories to",
+      "GANTRY_E_REPO",
     );
   }
   for (const note of await reconcile(previous, git, options.prdPath)) options.warn(`gantry: ${note}`);

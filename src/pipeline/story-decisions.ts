@@ -1,5 +1,4 @@
 import type { InteractionAction } from "../config/schema.js";
-import type { TestIntegrityFinding } from "../model/events.js";
 import type { RunContext, StoryContext } from "../stages/context.js";
 import type { Stage } from "../stages/stage.js";
 import { findingKey } from "../verification/strategies/test-integrity/allowance.js";
@@ -68,7 +67,7 @@ export function withInteraction(stages: readonly Stage[], run: RunContext): read
       }
       const integrity = takeDecision(run, ctx.story.id, "test-integrity");
       if (integrity === "skip") return { action: "skip", reason: "interaction test-integrity answered skip" };
-      if (integrity === "approve" && allowLastIntegrityFindings(run, ctx)) {
+      if (integrity === "approve" && allowLastIntegrityFindings(ctx)) {
         // Judged again with exactly those findings allowed, so the verdict in the ledger says who allowed what.
         ctx.failureHistory.pop();
         result = await stage.execute(ctx);
@@ -80,11 +79,9 @@ export function withInteraction(stages: readonly Stage[], run: RunContext): read
 }
 
 /** Adds the findings of the story's latest `test-integrity: fail` to what a person allowed; false if none. */
-function allowLastIntegrityFindings(run: RunContext, ctx: StoryContext): boolean {
-  const last = run.verdicts.entries.findLast(
-    (e) => e.storyId === ctx.story.id && e.gate === "test-integrity",
-  );
-  const findings = (last?.detail as { findings?: TestIntegrityFinding[] } | undefined)?.findings ?? [];
+function allowLastIntegrityFindings(ctx: StoryContext): boolean {
+  const last = ctx.integrity;
+  const findings = last?.findings ?? [];
   if (last?.verdict !== "fail" || findings.length === 0) return false;
   ctx.integrityAllowed ??= new Set();
   for (const finding of findings) ctx.integrityAllowed.add(findingKey(finding));

@@ -7,7 +7,7 @@ import { STORY_STAGES } from "../stages/index.js";
 import { readinessGate } from "../stages/readiness.js";
 import { decideRoute, type PassRoute } from "../stages/route.js";
 import type { Stage } from "../stages/stage.js";
-import { runStages } from "./runner.js";
+import { type PassOutcome, runStages } from "./runner.js";
 import { dropDecisions, settle, takeDecision, withInteraction } from "./story-decisions.js";
 import { checkBeforeStory } from "./story-entry-check.js";
 import { climb, startTier, TierLadder } from "./tier-ladder.js";
@@ -30,6 +30,20 @@ export async function executeStory(
   story: Story,
   storyStages: readonly Stage[] = STORY_STAGES,
 ): Promise<StoryOutcome> {
+  const started = performance.now();
+  const begun = await beginStory(run, story);
+  if ("status" in begun) return begun;
+  return runPasses(run, begun.ctx, begun.ladder, withInteraction(storyStages, run), started);
+}
+
+/**
+ * A story's start, before its first pass: its dependencies, its routing and starting tier, `story:start`,
+ * then what may stop it before any session (a hook's veto, story-ambiguity, the entry check, readiness).
+ */
+async function beginStory(
+  run: RunContext,
+  story: Story,
+): Promise<StoryOutcome | { ctx: StoryContext; ladder: TierLadder }> {
   const { bus, config, stories } = run;
   const unmet = story.dependencies.filter((dep) => stories.status(dep) !== "passed");
   if (unmet.length > 0) {
@@ -40,10 +54,10 @@ export async function executeStory(
   }
   const route = await routePass(run, story);
   const ladder = TierLadder.from(config, route.decision.tier);
-  const started = performance.now();
   const ctx: StoryContext = {
     run,
     story,
+    logger: run.logger.child({ storyId: story.id }),
     tier: ladder.tier,
     route,
     pass: story.attempts ?? 0,
@@ -86,8 +100,19 @@ export async function executeStory(
   if (notReady?.status === "paused") return pause(run, ctx, notReady.reason);
   if (notReady?.status === "skipped") return skip(run, story, notReady.reason, ctx);
   if (notReady) return park(run, ctx, notReady.reason);
+  return { ctx, ladder };
+}
 
-  const stages = withInteraction(storyStages, run);
+/** The story's passes, climbing the tier ladder, until one passes or the story ends otherwise. */
+async function runPasses(
+  run: RunContext,
+  ctx: StoryContext,
+  ladder: TierLadder,
+  stages: readonly Stage[],
+  started: number,
+): Promise<StoryOutcome> {
+  const { bus, config, stories } = run;
+  const { story } = ctx;
   const retried = new Set<string>();
   for (let passes = 0; passes < ladder.maxPasses(); passes++) {
     if (run.state.data.iterations >= config.execution.maxIterations) {
@@ -102,6 +127,7 @@ export async function executeStory(
     Object.assign(ctx, {
       pass: ctx.pass + 1,
       verify: undefined,
+      integrity: undefined,
       review: undefined,
       failureHistory: [],
       rectifyAttempts: 0,
@@ -138,27 +164,9 @@ export async function executeStory(
         return fail(run, ctx, `every tier failed; last: ${outcome.reason}`);
       }
       case "fail": {
-        if (outcome.agentBlocked !== undefined) {
-          // More expensive tiers would not unblock a missing decision: no climb.
-          const answer = await settle(run, story.id, "agent-blocked", retried);
-          if (answer === "retry") continue;
-          if (answer === "skip")
-            return skip(run, story, `${outcome.reason}; interaction agent-blocked: skip`, ctx);
-          if (answer === "abort")
-            return pause(run, ctx, `${outcome.reason}; interaction agent-blocked: abort`);
-          return fail(run, ctx, outcome.reason);
-        }
-        if (outcome.tamper) {
-          const answer = await settle(run, story.id, "tamper", retried);
-          if (answer === "retry") continue;
-          if (answer === "abort") return pause(run, ctx, `${outcome.reason}; interaction tamper: abort`);
-          return fail(run, ctx, outcome.reason);
-        }
-        const retries = outcome.retryLimit ? await settle(run, story.id, "max-retries", retried) : undefined;
-        if (retries === "retry") continue;
-        if (retries === "skip")
-          return skip(run, story, `${outcome.reason}; interaction max-retries: skip`, ctx);
-        return fail(run, ctx, outcome.reason);
+        const ended = await failedPass(run, ctx, outcome, retried);
+        if (ended === "retry") continue;
+        return ended;
       }
       case "skip":
         return skip(run, story, outcome.reason, ctx);
@@ -167,6 +175,30 @@ export async function executeStory(
     }
   }
   return fail(run, ctx, "no tier left");
+}
+
+/**
+ * A pass that failed: the answer to the trigger that fits (agent-blocked, tamper, max-retries) may give the
+ * story another pass at the same tier, skip it or pause the run; otherwise the story fails. More expensive
+ * tiers would not unblock a missing decision or undo a tamper, so there is no climb here.
+ */
+async function failedPass(
+  run: RunContext,
+  ctx: StoryContext,
+  outcome: Extract<PassOutcome, { action: "fail" }>,
+  retried: Set<string>,
+): Promise<StoryOutcome | "retry"> {
+  const { story } = ctx;
+  const trigger =
+    outcome.agentBlocked !== undefined ? "agent-blocked" : outcome.tamper ? "tamper" : "max-retries";
+  const asked = trigger !== "max-retries" || outcome.retryLimit;
+  const answer = asked ? await settle(run, story.id, trigger, retried) : undefined;
+  if (answer === "retry") return "retry";
+  if (answer === "skip" && trigger !== "tamper")
+    return skip(run, story, `${outcome.reason}; interaction ${trigger}: skip`, ctx);
+  if (answer === "abort" && trigger !== "max-retries")
+    return pause(run, ctx, `${outcome.reason}; interaction ${trigger}: abort`);
+  return fail(run, ctx, outcome.reason);
 }
 
 async function fail(run: RunContext, ctx: StoryContext, reason: string): Promise<StoryOutcome> {

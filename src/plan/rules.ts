@@ -51,18 +51,23 @@ export function parseRules(text: string, file: string): { rules: Rule[]; errors:
           file,
           `line ${line}`,
           `expected "- ${id} binding: <rule>" or "- ${id} proposed: <rule>"`,
+          "GANTRY_E_RULES",
         ),
       );
       return;
     }
     const ruleText = (rest[2] ?? "").trim();
     if (ruleText === "") {
-      errors.push(new InputError(file, `line ${line}`, `${id} says nothing after "${status}:"`));
+      errors.push(
+        new InputError(file, `line ${line}`, `${id} says nothing after "${status}:"`, "GANTRY_E_RULES"),
+      );
       return;
     }
     const first = seen.get(id);
     if (first !== undefined) {
-      errors.push(new InputError(file, `line ${line}`, `${id} is already the rule of line ${first}`));
+      errors.push(
+        new InputError(file, `line ${line}`, `${id} is already the rule of line ${first}`, "GANTRY_E_RULES"),
+      );
       return;
     }
     seen.set(id, line);
@@ -84,6 +89,7 @@ export function loadRules(root: string): Rule[] | undefined {
       RULES_FILE,
       "",
       errors.map((e) => e.message.slice(RULES_FILE.length + 2)).join("; "),
+      "GANTRY_E_RULES",
     );
   }
   return rules;

@@ -12,7 +12,12 @@ export function pluginInputError(
   message: string,
   cause?: unknown,
 ): InputError {
-  const error = new InputError(CONFIG_FILE, `plugins[${origin.index}]`, `${origin.module} ${message}`);
+  const error = new InputError(
+    CONFIG_FILE,
+    `plugins[${origin.index}]`,
+    `${origin.module} ${message}`,
+    "GANTRY_E_PLUGIN",
+  );
   if (cause !== undefined) error.cause = cause;
   return error;
 }

@@ -15,7 +15,7 @@ export const MAX_PRD_DEPTH = 64;
 /** Parses and checks a PRD: nesting, schema, unique ids, dependencies that exist, no cycles. */
 export function parsePrd(file: string, raw: unknown): Prd {
   const { prd, problems } = checkPrd(file, raw);
-  if (problems[0] || !prd) throw problems[0] ?? new InputError(file, "", "invalid PRD");
+  if (problems[0] || !prd) throw problems[0] ?? new InputError(file, "", "invalid PRD", "GANTRY_E_PRD");
   return prd;
 }
 
@@ -32,11 +32,20 @@ function checkPrd(file: string, raw: unknown): { prd?: Prd; problems: InputError
   const tooDeep = pathDeeperThan(raw, MAX_PRD_DEPTH);
   if (tooDeep !== undefined) {
     return {
-      problems: [new InputError(file, formatPath(tooDeep), `nested more than ${MAX_PRD_DEPTH} levels deep`)],
+      problems: [
+        new InputError(
+          file,
+          formatPath(tooDeep),
+          `nested more than ${MAX_PRD_DEPTH} levels deep`,
+          "GANTRY_E_PRD",
+        ),
+      ],
     };
   }
   const parsed = PrdSchema.safeParse(raw);
-  const problems = parsed.success ? [] : parsed.error.issues.map((issue) => fromZodIssue(file, issue));
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => fromZodIssue(file, issue, "GANTRY_E_PRD"));
   const links = parsed.success ? parsed.data.userStories : rawLinks(raw);
   const index = new Map<string, number>();
   links.forEach((story, i) => {
@@ -49,6 +58,7 @@ function checkPrd(file: string, raw: unknown): { prd?: Prd; problems: InputError
           file,
           `userStories[${i}].id`,
           `duplicate story id "${story.id}" (first at userStories[${first}])`,
+          "GANTRY_E_PRD",
         ),
       );
   });
@@ -56,9 +66,16 @@ function checkPrd(file: string, raw: unknown): { prd?: Prd; problems: InputError
     story?.dependencies.forEach((dep, j) => {
       const where = `userStories[${i}].dependencies[${j}]`;
       if (!index.has(dep))
-        problems.push(new InputError(file, where, `depends on "${dep}", which is not a story in this PRD`));
+        problems.push(
+          new InputError(
+            file,
+            where,
+            `depends on "${dep}", which is not a story in this PRD`,
+            "GANTRY_E_PRD",
+          ),
+        );
       else if (dep === story.id)
-        problems.push(new InputError(file, where, "a story cannot depend on itself"));
+        problems.push(new InputError(file, where, "a story cannot depend on itself", "GANTRY_E_PRD"));
     });
   });
   if (problems.length > 0 || !parsed.success) return { problems };
@@ -66,7 +83,9 @@ function checkPrd(file: string, raw: unknown): { prd?: Prd; problems: InputError
   if (!cycle) return { prd: parsed.data, problems: [] };
   const at = index.get(cycle[0] as string) ?? 0;
   const where = `userStories[${at}].dependencies`;
-  return { problems: [new InputError(file, where, `dependency cycle: ${cycle.join(" -> ")}`)] };
+  return {
+    problems: [new InputError(file, where, `dependency cycle: ${cycle.join(" -> ")}`, "GANTRY_E_PRD")],
+  };
 }
 
 /** The ids and dependencies of the raw stories that have them as strings (undefined for the others). */

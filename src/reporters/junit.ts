@@ -1,3 +1,4 @@
+import { PASSING } from "../ledger/gate-rule.js";
 import { oneLine, truncate } from "../util/text.js";
 import { seconds, escapeMarkup as x } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
@@ -98,8 +99,6 @@ function suite(name: string, story: StoryRecord | undefined, model: RunModel) {
   };
   return render(name, classname, cases, properties);
 }
-
-const PASSING = new Set(["pass", "not-applicable"]);
 
 /** One testcase per gate, in the order the gates were first judged; its verdicts are its runs. */
 function gateCases(verdicts: VerdictRecord[], storyPassed: boolean): Case[] {

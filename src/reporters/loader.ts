@@ -52,7 +52,7 @@ export class ReporterLoadError extends InputError {
     problem: string,
     cause?: unknown,
   ) {
-    super(origin.file, `${origin.path}[${index}]`, `reporter "${reporter}": ${problem}`);
+    super(origin.file, `${origin.path}[${index}]`, `reporter "${reporter}": ${problem}`, "GANTRY_E_PLUGIN");
     if (cause !== undefined) this.cause = cause;
   }
 }

@@ -1,9 +1,11 @@
 import { GATE_OF_STRATEGY, RUN_SCOPE } from "../ledger/entry.js";
+import { PASSING } from "../ledger/gate-rule.js";
 import type { LedgerEntry } from "../model/ledger.js";
 import { countEnds, type EndStatus, type RunSummary } from "../model/run.js";
 import type { StageAction, StageName } from "../model/stage.js";
 import type { StoryStatus } from "../model/story.js";
 import { failedBefore, type StageVerdict, stageVerdict } from "./stage-verdict.js";
+import { StoryFold } from "./story-fold.js";
 import type { EventArgs } from "./types.js";
 import {
   type Evidence,
@@ -42,8 +44,8 @@ export interface StoryRecord {
   status: StoryStatus;
   /** The story's pass number, counted across runs (as the ledger and prompts number passes). */
   attempts: number;
-  /** Its pass number when this run took it up: passes in this run are `attempts - firstPass + 1`. */
-  firstPass?: number;
+  /** Its pass number when this run took it up: passes in this run are `attempts - firstPassThisRun + 1`. */
+  firstPassThisRun?: number;
   /** The tier of the latest pass. */
   tier?: string;
   costUsd: number;
@@ -89,36 +91,26 @@ export class RunModel {
   // A verdict is announced while the result that caused it is being delivered, so either may arrive first:
   // pair them in order, per story and gate.
   private readonly unpaired = new Map<string, { verdicts: VerdictRecord[]; evidence: Evidence[] }>();
-  // Stories whose first pass has not reached its routing stage yet: `story:start` already counted that pass.
-  private readonly firstPass = new Set<string>();
+  // Each story's status and passes, counted as every view of a run counts them.
+  private readonly fold = new StoryFold();
   // Per story, whether a gate judged during the stage running now did not pass.
   private readonly stageFailed = new Map<string, boolean>();
 
-  apply(...[type, e]: EventArgs): void {
+  apply(...args: EventArgs): void {
+    const [type, e] = args;
     this.runId ||= e.runId;
     switch (type) {
       case "run:start":
         Object.assign(this, { feature: e.feature, totalStories: e.totalStories, startedAt: e.at });
         break;
       case "story:start":
-        Object.assign(this.story(e.story.id, e.story.title), {
-          status: "in-progress",
-          tier: e.tier,
-          startedAt: e.at,
-          // The pass about to start; the end events carry the exact count.
-          attempts: e.story.attempts + 1,
-          firstPass: e.story.attempts + 1,
-        });
-        this.firstPass.add(e.story.id);
+        this.fold.apply(this.story(e.story.id, e.story.title), ...args);
+        this.story(e.story.id).startedAt = e.at;
         break;
-      case "stage:enter": {
-        const story = this.story(e.storyId);
-        story.stage = e.stage;
+      case "stage:enter":
+        this.fold.apply(this.story(e.storyId), ...args);
         this.stageFailed.set(e.storyId, false);
-        // Every pass begins with routing; a pass after the first (a new tier, or another try at the same one).
-        if (e.stage === "routing" && !this.firstPass.delete(e.storyId)) story.attempts += 1;
         break;
-      }
       case "stage:exit": {
         const r = e.result;
         const story = this.story(e.storyId);
@@ -150,33 +142,21 @@ export class RunModel {
         });
         break;
       }
-      case "escalation:tier-change": {
-        const story = this.story(e.storyId);
-        story.tier = e.to;
+      case "escalation:tier-change":
+      case "escalation:exhausted":
+        this.fold.apply(this.story(e.storyId), ...args);
         break;
-      }
-      case "escalation:exhausted": {
-        const story = this.story(e.storyId);
-        story.attempts = Math.max(story.attempts, e.attempts);
-        break;
-      }
       case "story:complete":
-        Object.assign(this.end(e.story.id, e.story.title, "passed", e.at), {
+        Object.assign(this.end(e.story.id, e.story.title, e.at, args), {
           durationMs: e.metrics.durationMs,
           costUsd: e.metrics.costUsd,
-          attempts: e.metrics.attempts,
-          tier: e.metrics.tier,
           agentCalls: e.metrics.agentCalls,
         });
         break;
       case "story:fail":
-        this.end(e.story.id, e.story.title, "failed", e.at, e.reason, e.story.attempts);
+      case "story:skip":
+        this.end(e.story.id, e.story.title, e.at, args);
         break;
-      case "story:skip": {
-        const status = e.story.status === "blocked" ? "blocked" : "skipped";
-        this.end(e.story.id, e.story.title, status, e.at, e.reason, e.story.attempts);
-        break;
-      }
       case "gate:verdict":
         if (!PASSING.has(e.verdict) && this.stageFailed.has(e.storyId)) this.stageFailed.set(e.storyId, true);
         this.pair(e.storyId, e.gate, { verdict: { entry: e, evidence: [] } });
@@ -243,18 +223,11 @@ export class RunModel {
     return record;
   }
 
-  private end(
-    id: string,
-    title: string,
-    status: StoryStatus,
-    at: string,
-    reason?: string,
-    attempts?: number,
-  ): StoryRecord {
+  /** A story's end: its status, passes and reason from the fold, and when it ended. */
+  private end(id: string, title: string, at: string, args: EventArgs): StoryRecord {
     const story = this.story(id, title);
-    Object.assign(story, { status, endedAt: at, stage: undefined });
-    if (attempts !== undefined) story.attempts = attempts;
-    if (reason !== undefined) story.reason = reason;
+    this.fold.apply(story, ...args);
+    story.endedAt = at;
     if (story.startedAt && story.durationMs === undefined)
       story.durationMs = Date.parse(at) - Date.parse(story.startedAt);
     return story;
@@ -278,9 +251,7 @@ export class RunModel {
   }
 }
 
-const PASSING = new Set(["pass", "not-applicable"]);
-
 /** How many passes this run gave the story (a resumed story's earlier runs' passes not counted). */
 export function passesThisRun(story: StoryRecord): number {
-  return Math.max(1, story.attempts - (story.firstPass ?? 1) + 1);
+  return Math.max(1, story.attempts - (story.firstPassThisRun ?? 1) + 1);
 }

@@ -1,4 +1,5 @@
 import PQueue from "p-queue";
+import { recordVerdict } from "../ledger/record.js";
 import type { ReviewCheck, ReviewResult } from "../model/review.js";
 import type { PluginReviewer } from "../plugins/types.js";
 import { runQualityCommand } from "../verification/quality-command.js";
@@ -63,7 +64,7 @@ export async function runReview(
     results.push(...ran);
   }
   const result: ReviewResult = { storyId, success: results.every((c) => c.success), checks: results };
-  run.bus.emit("review:result", { ...result, judged, attempt });
+  recordVerdict(run, "review:result", { ...result, judged, attempt });
   return result;
 }
 

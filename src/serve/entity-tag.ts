@@ -9,25 +9,16 @@ const MAX_KEYS = 1000;
  * request the same string, so a request costs one comparison of references here, not a digest.
  */
 export class EntityTags {
-  private readonly last = new Map<string, { json: string; tag: string; body: Buffer }>();
+  private readonly last = new Map<string, { json: string; tag: string }>();
 
+  /** The tag of the JSON's UTF-8 bytes, made once per answer. */
   tag(key: string, json: string): string {
-    return this.entry(key, json).tag;
-  }
-
-  /**
-   * The tag and the JSON's bytes in UTF-8, made once per answer: the digest is taken of those bytes (a
-   * string would be encoded again for it), and the fast lane writes them as they are to every client.
-   */
-  entry(key: string, json: string): { tag: string; body: Buffer } {
     const known = this.last.get(key);
-    if (known && known.json === json) return known;
+    if (known && known.json === json) return known.tag;
     if (this.last.size >= MAX_KEYS) this.last.clear();
-    // One-shot: no Hash object per tag (a live run's view gets a new tag at every change).
-    const body = Buffer.from(json, "utf8");
-    const made = { json, tag: `"${hash("sha256", body, "base64url").slice(0, 27)}"`, body };
-    this.last.set(key, made);
-    return made;
+    const tag = `"${hash("sha256", json, "base64url").slice(0, 27)}"`;
+    this.last.set(key, { json, tag });
+    return tag;
   }
 }
 
@@ -37,7 +28,6 @@ export class EntityTags {
  */
 export function noneMatchHolds(ifNoneMatch: string | undefined, tag: string): boolean {
   if (ifNoneMatch === undefined) return false;
-  // The one tag a client's cache sends back (every read of the page and the bench): no list to split.
   if (ifNoneMatch === tag) return true;
   for (const part of ifNoneMatch.split(",")) {
     const candidate = part.trim();
@@ -53,9 +43,7 @@ export function conditionalReply(
   ifNoneMatch: string | undefined,
   key: string,
   json: string,
-): { status: number; json: string; etag: string; body?: Buffer } {
-  const { tag: etag, body } = tags.entry(key, json);
-  return noneMatchHolds(ifNoneMatch, etag)
-    ? { status: 304, json: "", etag }
-    : { status: 200, json, etag, body };
+): { status: number; json: string; etag: string } {
+  const etag = tags.tag(key, json);
+  return noneMatchHolds(ifNoneMatch, etag) ? { status: 304, json: "", etag } : { status: 200, json, etag };
 }

@@ -3,7 +3,7 @@ import { listRuns } from "../ledger/runs.js";
 import { queuedJson, queuedStories, queuedView } from "./queued-stories.js";
 import { runDir } from "./run-files.js";
 import { RunWatcher } from "./run-view.js";
-import { FrameBytes, type StreamClient } from "./stream-client.js";
+import type { StreamClient } from "./stream-client.js";
 import { type ViewParts, viewJson, viewParts, viewPatch } from "./view-patch.js";
 import type { RunView } from "./view-types.js";
 
@@ -134,7 +134,7 @@ export class RunHub {
     // What the other clients hold, so the next patch applies; the run's newer events follow in it.
     const json = current ? (this.streamed.get(current) ?? this.current(current))?.json : undefined;
     if (json) frames += frame("run", json);
-    this.write(client, new FrameBytes(Buffer.from(frames, "utf8")));
+    this.write(client, Buffer.from(frames, "utf8"));
     return true;
   }
 
@@ -184,13 +184,13 @@ export class RunHub {
     if (frames) this.broadcast(frames);
   }
 
-  /** One frame, encoded once (and chunk-framed once), to every client. */
+  /** One frame, encoded once, to every client. */
   private broadcast(text: string): void {
-    const frames = new FrameBytes(Buffer.from(text, "utf8"));
+    const frames = Buffer.from(text, "utf8");
     for (const client of this.clients) this.write(client, frames);
   }
 
-  private write(client: StreamClient, frames: FrameBytes): void {
+  private write(client: StreamClient, frames: Buffer): void {
     // A client with over 1 MiB already waiting for it is not reading: drop it.
     if (client.waiting > 1024 * 1024) {
       client.destroy();

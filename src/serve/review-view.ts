@@ -1,5 +1,6 @@
 import type { DecidedFinding, FindingSeverity } from "../model/review.js";
 import { findingBasis, findingReviewers } from "../review/panel/basis.js";
+import { truncate } from "../util/text.js";
 import type { LoggedEvent } from "./events-tail.js";
 
 /** One panel finding as the page shows it: who raised it, where, its severity as raised and as decided, why. */
@@ -79,4 +80,4 @@ function findingView(finding: DecidedFinding, kind: FindingView["kind"]): Findin
   };
 }
 
-const clip = (text: string) => (text.length > TEXT_KEPT ? `${text.slice(0, TEXT_KEPT)}…` : text);
+const clip = (text: string) => truncate(text, TEXT_KEPT + 1);

@@ -4,6 +4,7 @@ import { requestFile, responseFile } from "../interaction/channels/file.js";
 import { RUN_SCOPE } from "../ledger/entry.js";
 import { critiqueLines, readPlanCritique } from "../plan/critique-file.js";
 import { processAlive } from "../process/process-group.js";
+import { StoryFold } from "../reporters/story-fold.js";
 import type { EventArgs } from "../reporters/types.js";
 import { STATE_FILE } from "../runs/run-state.js";
 import { EventsTail, type LoggedEvent } from "./events-tail.js";
@@ -21,6 +22,8 @@ const INTERACTION_DIR = "interaction";
 export class RunWatcher {
   private readonly tail: EventsTail;
   private readonly stories = new Map<string, StoryView>();
+  /** Each story's status and passes, counted as the terminal and the reports count them. */
+  private readonly progress = new StoryFold();
   private readonly storyJson = new StoryJson();
   private readonly requests = new Map<string, Omit<PendingRequest, "answerable">>();
   private readonly log = new LogTail(LOG_TAIL);
@@ -216,13 +219,8 @@ export class RunWatcher {
     if (line !== undefined) {
       this.log.push(line);
     }
-    const [type, e] = [event.type, event] as unknown as EventArgs;
-    const attempt = (storyId: unknown, n: unknown) => {
-      if (typeof storyId === "string" && typeof n === "number") {
-        const story = this.story(storyId);
-        story.attempts = Math.max(story.attempts, n);
-      }
-    };
+    const args = [event.type, event] as unknown as EventArgs;
+    const [type, e] = args;
     switch (type) {
       case "run:start":
         this.status = "running";
@@ -230,20 +228,14 @@ export class RunWatcher {
         this.startedAt = event.at;
         this.totalStories = Number(e.totalStories);
         break;
-      case "story:start": {
-        const story = this.story(e.story.id, e.story.title);
-        story.status = "in-progress";
-        story.tier = String(e.tier);
-        story.attempts = Math.max(story.attempts, Number(e.story.attempts) || 0);
-        story.reason = undefined;
-        this.current = story.id;
+      case "story:start":
+        this.progress.apply(this.story(e.story.id, e.story.title), ...args);
+        this.current = e.story.id;
         break;
-      }
       case "stage:enter":
-        this.story(e.storyId).stage = String(e.stage);
-        break;
       case "escalation:tier-change":
-        this.story(e.storyId).tier = String(e.to);
+      case "escalation:exhausted":
+        this.progress.apply(this.story(e.storyId), ...args);
         break;
       case "agent:end": {
         const story = this.story(e.storyId);
@@ -254,12 +246,6 @@ export class RunWatcher {
         this.costBasis.add(String(e.costBasis));
         break;
       }
-      case "verify:result":
-      case "review:result":
-      case "test-strength:result":
-      case "test-integrity:result":
-        attempt(e.storyId, e.attempt);
-        break;
       case "review-decision:result": {
         const story = this.story(e.storyId);
         story.reviews = [...(story.reviews ?? []), reviewDecisionView(event)].slice(-DECISIONS_KEPT);
@@ -268,17 +254,13 @@ export class RunWatcher {
       case "gate:verdict": {
         const story = this.story(e.storyId);
         story.gates.push({ gate: e.gate, verdict: e.verdict, tree: e.tree, attempt: e.attempt });
-        attempt(e.storyId, e.attempt);
         break;
       }
       case "story:complete":
       case "story:fail":
       case "story:skip": {
         const story = this.story(e.story.id, e.story.title);
-        story.status = e.story.status;
-        story.attempts = Math.max(story.attempts, Number(e.story.attempts) || 0);
-        story.stage = undefined;
-        if ("reason" in e) story.reason = e.reason;
+        this.progress.apply(story, ...args);
         if (this.current === story.id) this.current = undefined;
         break;
       }

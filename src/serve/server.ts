@@ -1,23 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import type { Outcome } from "./actions.js";
 import { type BodySchema, type BodyValidators, loadBodyValidators } from "./body-schemas.js";
 import { EntityTags } from "./entity-tag.js";
-import { FastLane, type FastRequest } from "./fast-lane.js";
-import {
-  BodyError,
-  bearerMatches,
-  checkHostOrigin,
-  checkOrigin,
-  hasToken,
-  ownHosts,
-  parseJson,
-  readBody,
-  tokenBytes,
-} from "./guards.js";
+import { BodyError, checkOrigin, hasToken, ownHosts, parseJson, readBody, tokenBytes } from "./guards.js";
 import { RunHub } from "./hub.js";
 import { PAGE_CSP, PAGE_HTML } from "./page.js";
-import { responseStream, socketStream } from "./stream-client.js";
+import { responseStream } from "./stream-client.js";
 import { type JsonReply, jsonReply, tokenRoute } from "./token-routes.js";
 
 export interface ServeOptions {
@@ -47,8 +36,6 @@ export interface ServeHandle {
   url: string;
   port: number;
   hub: RunHub;
-  /** Requests the fast lane answered (src/serve/fast-lane.ts), the rest went through node:http. */
-  fastAnswered(): number;
   close(): Promise<void>;
 }
 
@@ -155,38 +142,6 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
   server.maxHeadersCount = 50;
   const routes = { hub, root: options.root, validators, tags: new EntityTags() };
 
-  // Every connection starts in the fast lane (src/serve/fast-lane.ts), which answers plainly formed token-route
-  // requests itself, through the same checks as below, and gives the connection to node:http at the first
-  // request it does not answer.
-  const nodeConnection = server.listeners("connection")[0] as (socket: Socket) => void;
-  server.off("connection", nodeConnection);
-  const lane = new FastLane({
-    answer: (request: FastRequest) => {
-      const refused = checkHostOrigin(request.host, request.origin, hosts);
-      if (refused) return hostRefusal(refused);
-      if (!bearerMatches(request.authorization, token)) return NO_TOKEN;
-      return tokenRoute(routes, {
-        method: request.method,
-        path: request.path,
-        contentType: request.contentType,
-        ifNoneMatch: request.ifNoneMatch,
-        body: () => request.body,
-      });
-    },
-    stream: (request: FastRequest, socket: Socket) => {
-      const refused = checkHostOrigin(request.host, request.origin, hosts);
-      if (refused) return hostRefusal(refused);
-      if (!bearerMatches(request.authorization, token)) return NO_TOKEN;
-      return hub.subscribe(socketStream(socket)) ? undefined : TOO_MANY_CLIENTS;
-    },
-    handOff: (socket, rest) => {
-      if (rest.length > 0) socket.unshift(rest);
-      nodeConnection.call(server, socket);
-      socket.resume();
-    },
-  });
-  server.on("connection", (socket: Socket) => lane.take(socket));
-
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const refused = checkOrigin(req, hosts);
     if (refused) return sendReply(res, hostRefusal(refused));
@@ -239,12 +194,10 @@ export async function startServer(options: ServeOptions): Promise<ServeHandle> {
     url: `http://${shownHost}:${port}/`,
     port,
     hub,
-    fastAnswered: () => lane.answered,
     close: () =>
       new Promise<void>((resolve) => {
         hub.stop();
         server.close(() => resolve());
-        lane.close();
         server.closeAllConnections();
       }),
   };

@@ -10,8 +10,6 @@ export interface JsonReply {
   status: number;
   json: string;
   etag?: string;
-  /** The JSON's bytes in UTF-8 when they are kept already (a cached read's). */
-  body?: Buffer;
 }
 
 /** What the token routes read of a request that passed the Host/Origin and token checks. */
@@ -42,9 +40,7 @@ const outcomeReply = (outcome: Outcome) =>
 const RUN_ROUTE = /^\/api\/runs\/([^/]+)(?:\/(answer|control))?$/;
 
 /**
- * Every token route but the event stream, once the request passed the Host/Origin and token checks: one
- * function for both ways a request reaches it (node:http, and the fast lane of src/serve/fast-lane.ts), so
- * both answer alike. Synchronous when the body is (the fast lane has read it whole before it calls this).
+ * Every token route but the event stream, once the request passed the Host/Origin and token checks.
  */
 export function tokenRoute(
   context: TokenRouteContext,

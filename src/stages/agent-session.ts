@@ -98,8 +98,8 @@ export async function runAgentSession(
       return { kind: "error", reason: `rate limited${tries}: ${result.error}`, result };
     }
     const delayMs = Math.min(baseDelayMs * 2 ** retry, MAX_BACKOFF_MS);
-    run.logger.warn(
-      { storyId: ctx.story.id, role, agent: run.agent.name, retry: retry + 1, of: retries, delayMs },
+    ctx.logger.warn(
+      { role, agent: run.agent.name, retry: retry + 1, of: retries, delayMs },
       "agent rate limited; retrying after a pause",
     );
     try {

@@ -6,6 +6,7 @@ import type { GitRepo } from "../git/git-repo.js";
 import type { VerdictBook } from "../ledger/book.js";
 import type { CostBasis } from "../model/agent.js";
 import type { InteractionAction } from "../model/interaction.js";
+import type { Judged } from "../model/ledger.js";
 import type { DecidedFinding, ReviewResult } from "../model/review.js";
 import type { RunControl } from "../model/run-control.js";
 import type { VerifyResult } from "../model/verify.js";
@@ -17,6 +18,7 @@ import type { SessionHome } from "../process/session-home.js";
 import type { RunState } from "../runs/run-state.js";
 import type { Logger } from "../util/logger.js";
 import type { Redactor } from "../util/redact.js";
+import type { TestIntegrityResult } from "../verification/strategies/test-integrity.js";
 import type { PassRoute } from "./route.js";
 
 export interface CostTotals {
@@ -75,6 +77,8 @@ export interface RunContext {
 export interface StoryContext {
   run: RunContext;
   story: Story;
+  /** The run's logger, every line carrying this story's id. */
+  logger: Logger;
   tier: string;
   /** 1-based pass number across tiers (the story's attempts). */
   pass: number;
@@ -84,6 +88,10 @@ export interface StoryContext {
   baseSha: string;
   /** The latest failing test result rectify works from (scoped or regression), cleared when verify passes. */
   verify?: VerifyResult;
+  /** The latest passing scoped verify of this story, with the tree it judged. */
+  passedVerify?: VerifyResult & { judged: Judged };
+  /** The test-integrity verdict verify judged last in this pass, with its tree (none when verify failed). */
+  integrity?: TestIntegrityResult & { judged: Judged };
   review?: ReviewResult;
   /** The review panel's findings that do not block (lowered blockers, important ones): rectify and autofix get them. */
   reviewNotes?: DecidedFinding[];

@@ -1,4 +1,5 @@
 import { PASSING } from "../ledger/gate-rule.js";
+import { recordVerdict } from "../ledger/record.js";
 import type { LedgerEntry } from "../model/ledger.js";
 import type { ReadinessGap, ReadinessGapCode } from "../model/readiness.js";
 import type { StoryContext } from "./context.js";
@@ -23,7 +24,7 @@ export function carryReadiness(ctx: StoryContext, judged: { sha: string; tree: s
     accepted?: ReadinessGapCode[];
     carriedFrom?: string;
   };
-  run.bus.emit("readiness:result", {
+  recordVerdict(run, "readiness:result", {
     storyId: story.id,
     verdict: latest.verdict,
     gaps: detail.gaps ?? [],

@@ -1,4 +1,5 @@
 import { filesNamed } from "../agents/prompt.js";
+import { recordVerdict } from "../ledger/record.js";
 import type { Judged } from "../model/ledger.js";
 import type { ReadinessGap, ReadinessRecord } from "../model/readiness.js";
 import { gapSet, openBlockers, scoreReadiness } from "../prd/readiness.js";
@@ -39,7 +40,7 @@ export function rescoreReadiness(
     gaps.push(...found);
     open.push(...openBlockers(found, record.accepted ?? []));
   }
-  run.bus.emit("readiness:result", {
+  recordVerdict(run, "readiness:result", {
     storyId: mergeId,
     verdict: open.length === 0 ? "pass" : "fail",
     gaps,

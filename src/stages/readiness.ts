@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { basename, join } from "node:path";
 import { filesNamed } from "../agents/prompt.js";
+import { recordVerdict } from "../ledger/record.js";
 import type { ReadinessAnswer, ReadinessGapCode, ReadinessRecord } from "../model/readiness.js";
 import { gapSet, openBlockers, scoreReadiness } from "../prd/readiness.js";
 import type { StoryContext } from "./context.js";
@@ -53,7 +54,7 @@ export async function readinessGate(
     save();
     const found = await researchGaps(ctx, open, await tree());
     rejected = found.rejected;
-    for (const line of rejected) run.logger.warn({ storyId: story.id }, `research finding rejected: ${line}`);
+    for (const line of rejected) ctx.logger.warn({}, `research finding rejected: ${line}`);
     if (found.verified.length > 0) {
       record.findings = [...(record.findings ?? []), ...found.verified];
       save();
@@ -65,7 +66,7 @@ export async function readinessGate(
   }
   const judged = await run.git.headAndTree();
   const announce = (verdict: "pass" | "fail", set: string[], ask: boolean, accepting = accepted) =>
-    run.bus.emit("readiness:result", {
+    recordVerdict(run, "readiness:result", {
       storyId: story.id,
       verdict,
       gaps,

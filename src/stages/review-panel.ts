@@ -68,29 +68,25 @@ export async function reviewPanel(ctx: StoryContext): Promise<StageResult | unde
 
 /** The failing test-integrity verdict's findings on this tree, when there is one (a command's, never lowered). */
 function integrityFindings(ctx: StoryContext, judged: Judged): TestIntegrityFinding[] {
-  const latest = ctx.run.verdicts.entries.findLast(
-    (e) => e.storyId === ctx.story.id && e.gate === "test-integrity" && e.tree === judged.tree,
-  );
-  if (latest?.verdict !== "fail") return [];
-  const findings = latest.detail.findings;
-  return Array.isArray(findings) ? (findings as TestIntegrityFinding[]) : [];
+  const latest = ctx.integrity;
+  return latest?.verdict === "fail" && latest.judged.tree === judged.tree ? latest.findings : [];
 }
 
 /** The standing blockers as the failure rectify works from, each with its basis. */
 function blockersToFix(ctx: StoryContext, decision: PanelDecision) {
-  const passed = ctx.run.verdicts.entries.findLast((e) => e.storyId === ctx.story.id && e.gate === "verify");
+  const passed = ctx.passedVerify;
   const base = {
     storyId: ctx.story.id,
     strategy: "scoped" as const,
     status: "PASS" as const,
     success: true,
-    runner: String(passed?.detail.runner ?? "review-panel"),
-    passCount: Number(passed?.detail.passCount ?? 0),
+    runner: passed?.runner ?? "review-panel",
+    passCount: passed?.passCount ?? 0,
     failCount: 0,
-    skipCount: Number(passed?.detail.skipCount ?? 0),
-    totalCount: Number(passed?.detail.passCount ?? 0),
+    skipCount: passed?.skipCount ?? 0,
+    totalCount: passed?.passCount ?? 0,
     failures: [],
-    command: String(passed?.detail.command ?? ""),
+    command: passed?.command ?? "",
     exitCode: 0,
     durationMs: 0,
     rawOutputTail: "",

@@ -1,4 +1,5 @@
 import type { GitSnapshot } from "../git/tamper-snapshot.js";
+import { recordVerdict } from "../ledger/record.js";
 import type { AgentRole } from "../model/agent.js";
 import type { Judged } from "../model/ledger.js";
 import type { StageResult } from "../model/stage.js";
@@ -35,7 +36,7 @@ export async function guardSession(ctx: StoryContext, role: AgentRole): Promise<
         ...(await run.git.restoreSince(git)),
       ];
       if (changes.length === 0) return undefined;
-      run.bus.emit("tamper:result", {
+      recordVerdict(run, "tamper:result", {
         storyId: ctx.story.id,
         role,
         verdict: "fail",

@@ -1,5 +1,6 @@
 import { runGit } from "../git/exec.js";
 import { UNBORN } from "../git/repo.js";
+import { recordVerdict } from "../ledger/record.js";
 import type { StoryCheckRun } from "../model/events.js";
 import type { Judged, Verdict } from "../model/ledger.js";
 import type { ReviewCheck } from "../model/review.js";
@@ -58,7 +59,7 @@ export async function storyCheck(
     : checks.every((c) => c.success)
       ? "pass"
       : "fail";
-  run.bus.emit("story-check:result", {
+  recordVerdict(run, "story-check:result", {
     storyId: ctx.story.id,
     phase,
     verdict,

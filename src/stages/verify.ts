@@ -1,4 +1,5 @@
 import { CONTINUE } from "../model/stage.js";
+import type { VerifyResult } from "../model/verify.js";
 import { runVerification } from "../verification/orchestrator.js";
 import { scopedTestCommand } from "../verification/scope.js";
 import { runTestIntegrity } from "../verification/strategies/test-integrity.js";
@@ -20,19 +21,19 @@ export const verifyStage: Stage = {
       note,
     });
     if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
-    let failed = result.success ? undefined : result;
+    let failed: VerifyResult | undefined = result.success ? undefined : result;
+    ctx.integrity = undefined;
     if (result.success) {
+      ctx.passedVerify = result;
       // Judged on every scoped pass, so each tree completion may commit has a verdict. A fail goes to
       // rectify with the evidence (it can restore a test or drop a skip) only while the gate is mandatory.
-      const judged = ctx.run.verdicts.entries.findLast(
-        (e) => e.storyId === ctx.story.id && e.gate === "verify",
-      );
       const integrity = await runTestIntegrity(ctx, {
         acceptanceCriteria: ctx.story.acceptanceCriteria,
-        ...(judged ? { judged: { sha: judged.sha, tree: judged.tree } } : {}),
+        judged: result.judged,
         ...(ctx.integrityAllowed ? { allowedByAnswer: ctx.integrityAllowed } : {}),
         reported: (ctx.review?.checks ?? []).filter((c) => !c.success).map((c) => c.output),
       });
+      ctx.integrity = integrity;
       if (ctx.run.signal.aborted) return { action: "pause", reason: "interrupted" };
       if (integrity.verdict === "fail" && ctx.run.mandatoryGates.includes("test-integrity")) {
         failed = integrityFailure(result, integrity, ctx.baseSha);

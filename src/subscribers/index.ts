@@ -1,7 +1,5 @@
 import type { EventBus } from "../bus/event-bus.js";
 import type { Config } from "../config/schema.js";
-import type { VerdictBook } from "../ledger/book.js";
-import { ledgerKey } from "../ledger/key.js";
 import type { RunControl } from "../model/run-control.js";
 import type { Story } from "../prd/story.js";
 import type { NamedReporter } from "../reporters/types.js";
@@ -12,7 +10,6 @@ import { wireHooks } from "./hooks.js";
 import { wireInteraction } from "./interaction.js";
 import { wireLedger } from "./ledger.js";
 import { wireReporters } from "./reporters.js";
-import { wireRunLog } from "./run-log.js";
 import { wireServeControl } from "./serve-control.js";
 
 export interface SubscriberDeps {
@@ -26,24 +23,16 @@ export interface SubscriberDeps {
   stories: { get(id: string): Story | undefined };
   warn: (line: string) => void;
   reporters: NamedReporter[];
-  /** Where the ledger keeps this run's verdicts in memory for completion. */
-  verdicts: VerdictBook;
 }
 
 /**
  * Every subscriber of a run, wired once at start-up. Stages never call these; they only emit.
- * Order matters only for files: the ledger writes before `gate:verdict` reaches the events log.
+ * Order matters only for files: ledger.jsonl gets each verdict before the events log does.
  */
 export function wireSubscribers(bus: EventBus, deps: SubscriberDeps): () => void {
   const disposers = [
-    wireLedger(bus, {
-      runDir: deps.runDir,
-      feature: deps.feature,
-      verdicts: deps.verdicts,
-      key: ledgerKey(deps.root).key,
-    }),
+    wireLedger(bus, { runDir: deps.runDir }),
     wireEventsLog(bus, { runDir: deps.runDir }),
-    wireRunLog(bus, deps.logger),
     wireHooks(bus, deps),
     wireInteraction(bus, deps),
     wireCostLog(bus, { runDir: deps.runDir }),

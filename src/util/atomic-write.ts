@@ -15,7 +15,6 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { processAlive } from "../process/process-group.js";
 
 /**
  * `durable: false`: the content still reaches the disk before the rename (never a torn or empty file), but the
@@ -101,9 +100,9 @@ export function writeJsonAtomic(path: string, value: unknown, options: AtomicWri
 
 /**
  * Removes the temp files `writeFileAtomic` left beside `path` when the process that wrote them was killed
- * mid-write (its pid is gone); a live writer's temp file is left alone.
+ * mid-write (`alive` says its pid is gone); a live writer's temp file is left alone.
  */
-export function removeLeftoverTemps(path: string): void {
+export function removeLeftoverTemps(path: string, alive: (pid: number) => boolean): void {
   const dir = dirname(path);
   const pattern = new RegExp(`^\\.${escapeRegExp(basename(path))}\\.(\\d+)\\.\\d+\\.tmp$`);
   let names: string[];
@@ -114,7 +113,7 @@ export function removeLeftoverTemps(path: string): void {
   }
   for (const name of names) {
     const pid = pattern.exec(name)?.[1];
-    if (pid === undefined || processAlive(Number(pid))) continue;
+    if (pid === undefined || alive(Number(pid))) continue;
     rmSync(join(dir, name), { force: true });
   }
 }

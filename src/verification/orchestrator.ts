@@ -1,3 +1,4 @@
+import { recordVerdict } from "../ledger/record.js";
 import type { Judged } from "../model/ledger.js";
 import { UNREADABLE_MEANING, type VerifyResult, type VerifyStrategy } from "../model/verify.js";
 import type { ExecResult } from "../process/executor.js";
@@ -24,7 +25,10 @@ const TAIL_CHARS = 16_000;
  * The single place every test run goes through: judges the tree, runs the command, parses, applies the
  * PASS rule, and announces `verify:start` / `verify:result` (the ledger records the latter).
  */
-export async function runVerification(run: Workspace, request: VerifyRequest): Promise<VerifyResult> {
+export async function runVerification(
+  run: Workspace,
+  request: VerifyRequest,
+): Promise<VerifyResult & { judged: Judged }> {
   const { bus } = run;
   bus.emit("verify:start", { storyId: request.storyId, strategy: request.strategy });
   let judged: Judged = await run.git.judge();
@@ -41,8 +45,8 @@ export async function runVerification(run: Workspace, request: VerifyRequest): P
             "no test command is configured (quality.commands.test); nothing judged this story",
           );
   if (request.note) result.scope = request.note;
-  bus.emit("verify:result", { ...result, judged, attempt: request.attempt });
-  return result;
+  recordVerdict(run, "verify:result", { ...result, judged, attempt: request.attempt });
+  return { ...result, judged };
 
   async function runTests(run: Workspace, request: VerifyRequest, command: string): Promise<VerifyResult> {
     const outcome = await runQualityCommand(run, command);

@@ -1,6 +1,7 @@
 import type { EventBus } from "../bus/event-bus.js";
 import type { Config } from "../config/schema.js";
 import type { GitRepo } from "../git/git-repo.js";
+import type { VerdictBook } from "../ledger/book.js";
 import type { JudgingSandbox } from "../process/judging-sandbox.js";
 import type { Logger } from "../util/logger.js";
 
@@ -10,6 +11,8 @@ export interface Workspace {
   config: Config;
   signal: AbortSignal;
   bus: EventBus;
+  /** The run's verdicts: each gate judged here is recorded in it (src/ledger/record.ts). */
+  verdicts: VerdictBook;
   git: GitRepo;
   logger: Logger;
   /** The sandbox commands that change code (fixers) run under, when the run has one. */

@@ -22,6 +22,7 @@ import { type Config, type ConfigInput, ConfigSchema } from "../../src/config/sc
 import type { EventName, EventOf } from "../../src/model/events.js";
 import { StorySchema } from "../../src/prd/story.js";
 import type { RunContext, StoryContext } from "../../src/stages/context.js";
+import { silentLogger } from "../../src/util/logger.js";
 import { createRedactor } from "../../src/util/redact.js";
 import { type FakeMode, fakeOutput } from "./fake-output.js";
 
@@ -219,6 +220,7 @@ export function sessionHarness(fakes: Fakes, adapter: AgentAdapter, cfg: Config)
   const ctx: StoryContext = {
     run,
     story,
+    logger: silentLogger,
     tier: "balanced",
     pass: 1,
     baseSha: "0".repeat(40),

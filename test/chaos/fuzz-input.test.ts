@@ -119,6 +119,8 @@ describe(`malformed input (seed ${seed}; replay with GANTRY_CHAOS_SEED=${seed})`
               problems.push(describeCase(c, `${lines.length} stderr lines; ${what}`));
             else if (!lines[0]?.startsWith(`gantry: ${rel}: `))
               problems.push(describeCase(c, `names not ${rel}; ${what}`));
+            else if (!/ \[GANTRY_E_(CONFIG|PRD|JSON)\]$/.test(lines[0]))
+              problems.push(describeCase(c, `no config, PRD or JSON error code; ${what}`));
             else if (/\n\s+at /.test(result.stderr)) problems.push(describeCase(c, `stack trace; ${what}`));
             else if (result.stderr.length > MAX_MESSAGE + 100)
               problems.push(describeCase(c, `stderr is ${result.stderr.length} long`));

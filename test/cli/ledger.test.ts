@@ -205,7 +205,10 @@ describe("gantry ledger", { concurrency: true }, () => {
     const ran = await gantry(root, "ledger", "--run", "nope");
     assert.equal(ran.code, 2);
     assert.equal(ran.stdout, "");
-    assert.equal(ran.stderr, `gantry: --run: no run "nope" under .gantry/runs/ (newest: ${newer})\n`);
+    assert.equal(
+      ran.stderr,
+      `gantry: --run: no run "nope" under .gantry/runs/ (newest: ${newer}) [GANTRY_E_NOT_FOUND]\n`,
+    );
   });
 
   test("a torn last line is skipped and counted on stderr", async () => {

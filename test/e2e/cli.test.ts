@@ -213,7 +213,7 @@ describe("run:error", () => {
     assert.equal(result.code, 70, result.stdout + result.stderr);
     const errors = lastRun(root).events.filter((e) => e.type === "run:error");
     assert.equal(errors.length, 1, JSON.stringify(errors));
-    assert.equal((errors[0]?.error as { code?: string } | undefined)?.code, "GIT");
+    assert.equal((errors[0]?.error as { code?: string } | undefined)?.code, "GANTRY_E_GIT");
     assert.match(String((errors[0]?.error as { message?: string } | undefined)?.message), /^git /);
     const hooks = readFileSync(hookLog, "utf8")
       .trim()
@@ -221,7 +221,7 @@ describe("run:error", () => {
       .map((l) => JSON.parse(l));
     assert.deepEqual(
       hooks.map((h) => [h.hook, h.error.code]),
-      [["on-error", "GIT"]],
+      [["on-error", "GANTRY_E_GIT"]],
     );
   });
 });

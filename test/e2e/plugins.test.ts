@@ -167,7 +167,7 @@ describe("plugins, end to end", { concurrency: 3 }, () => {
     assert.equal(result.code, 2, result.stderr + result.stdout);
     assert.equal(
       result.stderr.trim(),
-      "gantry: .gantry/config.json: plugins[1]: ./tools/broken.mjs failed to load: SyntaxError: Unexpected identifier 'provides' (tools/broken.mjs:2)",
+      "gantry: .gantry/config.json: plugins[1]: ./tools/broken.mjs failed to load: SyntaxError: Unexpected identifier 'provides' (tools/broken.mjs:2) [GANTRY_E_PLUGIN]",
     );
     assert.equal(existsSync(join(root, ".gantry", "runs")), false, "no run directory");
     assert.deepEqual(agentCalls(root), []);

@@ -165,7 +165,7 @@ describe("sandboxed agent sessions (built CLI)", () => {
     assert.equal(result.code, 2, result.stderr);
     assert.equal(
       result.stderr,
-      'gantry: .gantry/config.json: agent.sandbox: "bwrap" is required, but bwrap not found; install bubblewrap or set "auto" or "off"\n',
+      'gantry: .gantry/config.json: agent.sandbox: "bwrap" is required, but bwrap not found; install bubblewrap or set "auto" or "off" [GANTRY_E_CONFIG]\n',
     );
     assert.equal(existsSync(join(root, ".gantry", "runs")), false, "no run directory");
     assert.equal(existsSync(agent.log), false, "the agent never ran");

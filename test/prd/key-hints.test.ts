@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { jsonSchemas } from "../../src/config/json-schemas.js";
-import { describeHint, editDistance, keyHints, suggestKey } from "../../src/prd/key-hints.js";
+import { jsonSchemas } from "../../src/cli/json-schemas.js";
+import { describeHint, keyHints } from "../../src/prd/key-hints.js";
 import { parsePrd } from "../../src/prd/load.js";
+import { editDistance, suggestKey } from "../../src/util/suggest-key.js";
 
 const story = (extra: Record<string, unknown>) => ({ id: "US-1", title: "t", ...extra });
 

@@ -120,7 +120,11 @@ describe("github reporter", () => {
       const story = { id: `US-${i}`, title: `story ${i}`, status: "failed" as const, attempts: 1 };
       model.apply("story:fail", { runId: RUN_ID, at, story, reason: `reason ${i}` });
     }
-    model.apply("run:error", { runId: RUN_ID, at, error: { message: "out of disk", code: "INTERNAL" } });
+    model.apply("run:error", {
+      runId: RUN_ID,
+      at,
+      error: { message: "out of disk", code: "GANTRY_E_INTERNAL" },
+    });
     const lines = annotations(model).map(parseCommand);
     assert.equal(lines.length, MAX_ANNOTATIONS);
     assert.equal(lines[0]?.message, "out of disk");

@@ -207,7 +207,11 @@ describe("junit reporter", () => {
       attempt: 1,
       detail: { note: "\u0007bell\ufffe" },
     });
-    model.apply("run:error", { runId: RUN_ID, at, error: { message: "disk full \u0001", code: "INTERNAL" } });
+    model.apply("run:error", {
+      runId: RUN_ID,
+      at,
+      error: { message: "disk full \u0001", code: "GANTRY_E_INTERNAL" },
+    });
     const file = join(freshDir(), "junit.xml");
     const xml = renderJunit(model);
     writeFileSync(file, xml);

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createEventBus, type EventBus, type SubscriberFault } from "../../src/bus/event-bus.js";
 import { VerdictBook } from "../../src/ledger/book.js";
+import { recordVerdict } from "../../src/ledger/record.js";
 import type { EventPayloads } from "../../src/model/events.js";
 import type { StageName, StageResult } from "../../src/model/stage.js";
 import type { StorySummary } from "../../src/model/story.js";
@@ -51,7 +52,10 @@ export function freshDir(name = "case"): string {
   return dir;
 }
 
-/** A bus on a clock that moves 1.5 s per event, with the real ledger subscriber wired (it emits `gate:verdict`). */
+/** The run's book of verdicts for each sample bus: the sample run records its gates in it (src/ledger/record.ts). */
+const books = new WeakMap<EventBus, VerdictBook>();
+
+/** A bus on a clock that moves 1.5 s per event, with the real ledger subscriber wired (it writes `gate:verdict`). */
 export function sampleBus(runDir: string): { bus: EventBus; faults: SubscriberFault[]; dispose: () => void } {
   let tick = Date.parse("2026-03-04T05:06:07.000Z");
   const faults: SubscriberFault[] = [];
@@ -64,12 +68,8 @@ export function sampleBus(runDir: string): { bus: EventBus; faults: SubscriberFa
     onFault: (f) => faults.push(f),
     flushTimeoutMs: 2000,
   });
-  const dispose = wireLedger(bus, {
-    runDir,
-    feature: FEATURE,
-    verdicts: new VerdictBook(),
-    key: randomBytes(32),
-  });
+  books.set(bus, new VerdictBook(FEATURE, randomBytes(32)));
+  const dispose = wireLedger(bus, { runDir });
   return { bus, faults, dispose };
 }
 
@@ -122,6 +122,7 @@ function verify(
  */
 export function emitSampleRun(bus: EventBus): void {
   const emit = <K extends keyof EventPayloads>(type: K, payload: EventPayloads[K]) => bus.emit(type, payload);
+  const sink = { bus, verdicts: books.get(bus) ?? new VerdictBook(FEATURE, randomBytes(32)) };
   const summary = (i: number, status: StorySummary["status"], attempts: number): StorySummary => ({
     ...(STORIES[i] as { id: string; title: string }),
     status,
@@ -145,7 +146,7 @@ export function emitSampleRun(bus: EventBus): void {
   const review = (storyId: string, attempt: number) => {
     emit("stage:enter", { storyId, stage: "review" });
     emit("review:start", { storyId, checks: ["typecheck", "lint"] });
-    emit("review:result", {
+    recordVerdict(sink, "review:result", {
       storyId,
       success: true,
       checks: [
@@ -166,7 +167,7 @@ export function emitSampleRun(bus: EventBus): void {
   const verifyStage = (storyId: string, attempt: number, failing: number, durationMs: number) => {
     emit("stage:enter", { storyId, stage: "verify" });
     emit("verify:start", { storyId, strategy: "scoped" });
-    emit("verify:result", verify(storyId, attempt, failing));
+    recordVerdict(sink, "verify:result", verify(storyId, attempt, failing));
     const next = failing > 0 ? "rectify" : "review";
     emit("stage:exit", { storyId, stage: "verify", result: { action: "continue" }, durationMs, next });
   };

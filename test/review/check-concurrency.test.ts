@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +8,7 @@ import { after, describe, it } from "node:test";
 import { createEventBus } from "../../src/bus/event-bus.js";
 import { ConfigSchema } from "../../src/config/schema.js";
 import { openRepo } from "../../src/git/repo.js";
+import { VerdictBook } from "../../src/ledger/book.js";
 import { runReview } from "../../src/review/orchestrator.js";
 import { silentLogger } from "../../src/util/logger.js";
 import type { Workspace } from "../../src/verification/workspace.js";
@@ -34,6 +36,7 @@ describe("review checks", () => {
       }),
       signal: new AbortController().signal,
       bus: createEventBus({ runId: "r" }),
+      verdicts: new VerdictBook("f", randomBytes(32)),
       git: await openRepo(root),
       logger: silentLogger,
     } satisfies Workspace;

@@ -5,6 +5,7 @@ import { after, describe, it } from "node:test";
 import type { Story } from "../../src/prd/story.js";
 import { MAX_SESSION_OUTPUT, runAgentSession } from "../../src/stages/agent-session.js";
 import type { StoryContext } from "../../src/stages/context.js";
+import { silentLogger } from "../../src/util/logger.js";
 import { runContext } from "../pipeline/run-context.js";
 
 const SECRET = "s3cr3t-value-for-the-session-test";
@@ -28,6 +29,7 @@ describe("agent session output", () => {
     const ctx: StoryContext = {
       run: ctxRun,
       story: ctxRun.stories.get("US-1") as Story,
+      logger: silentLogger,
       tier: "fast",
       pass: 1,
       baseSha: "",

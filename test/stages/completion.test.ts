@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -15,6 +16,7 @@ import { RunState } from "../../src/runs/run-state.js";
 import { commitSubject, completionStage } from "../../src/stages/completion.js";
 import type { RunContext, StoryContext } from "../../src/stages/context.js";
 import { guardSession } from "../../src/stages/session-guard.js";
+import { silentLogger } from "../../src/util/logger.js";
 
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
 const write = (root: string, path: string, text: string) => {
@@ -51,7 +53,7 @@ async function setup(): Promise<{ ctx: StoryContext; root: string; book: Verdict
   mkdirSync(runDir, { recursive: true });
   const prdFile = join(root, ".gantry/features/f/prd.json");
   const stories = new StoryStore(prdFile, loadPrd(prdFile));
-  const book = new VerdictBook();
+  const book = new VerdictBook("f", randomBytes(32));
   const repo = await openRepo(root);
   closers.push(() => repo.close());
   const run = {
@@ -73,6 +75,7 @@ async function setup(): Promise<{ ctx: StoryContext; root: string; book: Verdict
   const ctx: StoryContext = {
     run,
     story,
+    logger: silentLogger,
     tier: "fast",
     pass: 1,
     baseSha: base,

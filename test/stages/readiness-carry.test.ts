@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { describe, it } from "node:test";
 import { createEventBus } from "../../src/bus/event-bus.js";
 import { VerdictBook } from "../../src/ledger/book.js";
@@ -24,7 +25,7 @@ const line = (storyId: string, gate: string, verdict: Verdict, tree: string, det
 /** A story context with `entries` as the run's verdicts; returns what carryReadiness announced. */
 function carry(entries: LedgerEntry[], mandatory = ["verify", "readiness"]) {
   const bus = createEventBus({ runId: "r1" });
-  const verdicts = new VerdictBook();
+  const verdicts = new VerdictBook("f", randomBytes(32));
   for (const entry of entries) verdicts.add(entry);
   const announced: EventOf<"readiness:result">[] = [];
   bus.on("readiness:result", "test", (event) => {

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import type { StoryContext } from "../../src/stages/context.js";
 import { readinessGate } from "../../src/stages/readiness.js";
+import { silentLogger } from "../../src/util/logger.js";
 import { runContext } from "../pipeline/run-context.js";
 
 async function setup(trigger = true) {
@@ -18,6 +19,7 @@ async function setup(trigger = true) {
   const ctx = {
     run,
     story,
+    logger: silentLogger,
     tier: "fast",
     pass: 0,
     baseSha: "",

@@ -7,6 +7,7 @@ import type { Story } from "../../src/prd/story.js";
 import type { RunContext, StoryContext } from "../../src/stages/context.js";
 import { integrityFailure } from "../../src/stages/gate-feedback.js";
 import { rectifyStage } from "../../src/stages/rectify.js";
+import { silentLogger } from "../../src/util/logger.js";
 import { runContext } from "../pipeline/run-context.js";
 
 const failing = (failCount: number): VerifyResult => ({
@@ -30,6 +31,7 @@ function storyContext(run: RunContext, over: Partial<StoryContext>): StoryContex
   return {
     run,
     story: run.stories.get("US-1") as Story,
+    logger: silentLogger,
     tier: "fast",
     pass: 1,
     baseSha: "",

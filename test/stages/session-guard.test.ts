@@ -5,6 +5,7 @@ import { after, describe, it } from "node:test";
 import type { Story } from "../../src/prd/story.js";
 import type { StoryContext } from "../../src/stages/context.js";
 import { guardSession } from "../../src/stages/session-guard.js";
+import { silentLogger } from "../../src/util/logger.js";
 import { git, runContext } from "../pipeline/run-context.js";
 
 const CONFIG = ".gantry/config.json";
@@ -20,6 +21,7 @@ async function pass(pass = 2) {
   const ctx: StoryContext = {
     run,
     story: run.stories.get("US-1") as Story,
+    logger: silentLogger,
     tier: "fast",
     pass,
     baseSha: git(root, "rev-parse", "HEAD").trim(),

@@ -62,6 +62,7 @@ function harness(hooks: ConfigInput["hooks"], root = freshDir()): Harness {
     info: record("info"),
     warn: record("warn"),
     error: record("error"),
+    child: () => logger,
   };
   const warnings: string[] = [];
   const vetoes: [string, string][] = [];
@@ -156,7 +157,7 @@ describe("hooks", () => {
       bus.emit("story:skip", { story: { ...story("US-4"), status: "blocked" }, reason: "depends on US-2" });
       bus.emit("run:pause", { reason: "cost limit" });
       bus.emit("run:resume", { reason: "approved" });
-      bus.emit("run:error", { error: { message: "disk full", code: "INTERNAL" } });
+      bus.emit("run:error", { error: { message: "disk full", code: "GANTRY_E_INTERNAL" } });
       bus.emit("run:complete", {
         summary: {
           passed: 1,

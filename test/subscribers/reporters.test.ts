@@ -30,6 +30,7 @@ function harness(reporters: NamedReporter[], timeoutMs?: number) {
     info() {},
     warn: (obj) => void logged.push(obj as Record<string, unknown>),
     error() {},
+    child: () => logger,
   };
   const unwire = wireReporters(bus, reporters, {
     logger,

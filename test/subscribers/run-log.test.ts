@@ -3,28 +3,37 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { createRunLogger, logLine } from "../../src/subscribers/run-log.js";
+import { createRunLogger } from "../../src/subscribers/run-log.js";
+
+const lines = (dir: string) =>
+  readFileSync(join(dir, "run.log"), "utf8")
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 describe("run log", () => {
-  it("writes one text line per entry: time, level, message, then key=value with strings quoted when they must be", () => {
+  it("writes pino JSON lines: time, level, the run and the story, secrets redacted, errors with stack and cause", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gantry-run-log-"));
-    const logger = createRunLogger(dir, "r", (line) => line.replaceAll("hunter22", "[redacted]"));
-    logger.info({ storyId: "US-1", tier: "fast", n: 2, ok: true, gone: undefined }, "story:start");
-    logger.warn({ reason: "two words\nand a line break", token: "hunter22" }, "subscriber failed");
+    const logger = await createRunLogger(dir, "r-1", (line) => line.replaceAll("hunter22", "[redacted]"));
+    logger.child({ storyId: "US-1" }).info({ tier: "fast" }, "hook on-story-start ran");
+    const failure = new Error("subscriber threw", { cause: new Error("disk full") });
+    logger.warn({ err: failure, token: "hunter22" }, "subscriber failed");
     logger.debug({ quiet: 1 }, "not written at the info level");
-    const lines = readFileSync(join(dir, "run.log"), "utf8").split("\n");
-    assert.equal(lines.length, 3, "two lines and the final newline");
-    assert.match(
-      lines[0] as string,
-      /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO {2}story:start {2}storyId=US-1 tier=fast n=2 ok=true$/,
+    const [first, second, ...rest] = lines(dir);
+    assert.equal(rest.length, 0, "the debug line is below the level");
+    assert.match(String(first?.time), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.deepEqual(
+      [first?.level, first?.runId, first?.storyId, first?.tier, first?.msg],
+      [30, "r-1", "US-1", "fast", "hook on-story-start ran"],
     );
-    assert.match(
-      lines[1] as string,
-      /^\S+ WARN {2}subscriber failed {2}reason="two words\\nand a line break" token=\[redacted\]$/,
-    );
-    assert.equal(logLine({ detail: { a: [1, 2] } }), 'detail={"a":[1,2]}');
+    assert.equal(second?.level, 40);
+    assert.equal(second?.token, "[redacted]");
+    const err = second?.err as { message: string; stack: string; cause?: { message: string } };
+    assert.match(err.message, /subscriber threw/);
+    assert.match(err.stack, /subscriber threw\n\s+at /);
+    assert.match(JSON.stringify(err), /disk full/, "the cause is kept");
     logger.flush();
     logger.error({}, "after the run's end");
-    assert.match(readFileSync(join(dir, "run.log"), "utf8"), /ERROR after the run's end\n$/);
+    assert.equal(lines(dir).at(-1)?.msg, "after the run's end", "a line after flush opens the file again");
   });
 });

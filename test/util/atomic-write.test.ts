@@ -4,6 +4,7 @@ import { syncBuiltinESMExports } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { processAlive } from "../../src/process/process-group.js";
 import { removeLeftoverTemps, writeFileAtomic } from "../../src/util/atomic-write.js";
 
 describe("atomic writes", () => {
@@ -16,12 +17,12 @@ describe("atomic writes", () => {
     const live = `.prd.json.${process.pid}.1796079158021.tmp`;
     for (const name of [dead, live, ".state.json.99999999.1.tmp", "notes.tmp"])
       writeFileSync(join(dir, name), "x");
-    removeLeftoverTemps(prd);
+    removeLeftoverTemps(prd, processAlive);
     assert.deepEqual(
       readdirSync(dir).sort(),
       [live, ".state.json.99999999.1.tmp", "notes.tmp", "prd.json"].sort(),
     );
-    removeLeftoverTemps(join(dir, "missing", "prd.json"));
+    removeLeftoverTemps(join(dir, "missing", "prd.json"), processAlive);
   });
 
   it("a durable write syncs the file and its folder; one that is not syncs the file before the rename only", () => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +7,7 @@ import { after, describe, test } from "node:test";
 import { createEventBus } from "../../src/bus/event-bus.js";
 import { parseConfig } from "../../src/config/loader.js";
 import type { GitRepo } from "../../src/git/git-repo.js";
+import { VerdictBook } from "../../src/ledger/book.js";
 import { decideSandbox, sandboxSupport } from "../../src/process/sandbox.js";
 import { runMechanicalFixes } from "../../src/review/autofix.js";
 import { silentLogger } from "../../src/util/logger.js";
@@ -27,6 +29,7 @@ describe("runQualityCommand under the run's sandbox", { skip: noBwrap }, async (
     }),
     signal: new AbortController().signal,
     bus: createEventBus({ runId: "r" }),
+    verdicts: new VerdictBook("f", randomBytes(32)),
     git: {} as GitRepo,
     logger: silentLogger,
     ...(decided.kind === "sandboxed" ? { sandbox: decided.wrapper } : {}),

@@ -13,6 +13,7 @@ import type { Story } from "../../src/prd/story.js";
 import type { RunContext, StoryContext } from "../../src/stages/context.js";
 import { verifyStage } from "../../src/stages/verify.js";
 import { wireLedger } from "../../src/subscribers/ledger.js";
+import { silentLogger } from "../../src/util/logger.js";
 import { runTestIntegrity } from "../../src/verification/strategies/test-integrity.js";
 import { runTestStrength } from "../../src/verification/strategies/test-strength.js";
 import { git, write } from "../support/fixture-repo.js";
@@ -58,8 +59,8 @@ async function harness(root: string, base: string, criteria: string[] = [], conf
   const runDir = join(root, ".gantry", "runs", runId);
   mkdirSync(runDir, { recursive: true });
   const bus = createEventBus({ runId });
-  const verdicts = new VerdictBook();
-  wireLedger(bus, { runDir, feature: "math", verdicts, key: randomBytes(32) });
+  const verdicts = new VerdictBook("math", randomBytes(32));
+  wireLedger(bus, { runDir });
   const run = {
     runId,
     feature: "math",
@@ -78,6 +79,7 @@ async function harness(root: string, base: string, criteria: string[] = [], conf
   const ctx: StoryContext = {
     run,
     story: { id: "US-1", title: "math", acceptanceCriteria: criteria } as unknown as Story,
+    logger: silentLogger,
     tier: "fast",
     pass: 1,
     baseSha: base,

@@ -29,5 +29,6 @@ export async function readyMainTree(run: RunContext, resuming: boolean): Promise
     run.root,
     "working tree",
     `uncommitted changes (${list}); --parallel merges stories into the checked-out branch, so it starts from a clean tree: commit or stash them`,
+    "GANTRY_E_REPO",
   );
 }

@@ -187,6 +187,7 @@ async function judgeAgain(
   const sctx: StoryContext = {
     run: ctx,
     story,
+    logger: ctx.logger.child({ storyId: story.id }),
     tier: "merge",
     pass: story.attempts ?? 1,
     baseSha: base,

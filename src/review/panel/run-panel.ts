@@ -2,6 +2,7 @@ import type { AgentAdapter } from "../../agents/adapter.js";
 import type { Config } from "../../config/schema.js";
 import { runGit } from "../../git/exec.js";
 import { EMPTY_TREE, UNBORN } from "../../git/judge.js";
+import { recordVerdict } from "../../ledger/record.js";
 import type { CostBasis } from "../../model/agent.js";
 import type { TestIntegrityFinding } from "../../model/events.js";
 import type { Judged } from "../../model/ledger.js";
@@ -82,7 +83,7 @@ export async function runPanel(work: PanelWork): Promise<PanelOutcome> {
     integrity: work.integrity?.(judged) ?? [],
     knownFiles: known,
   });
-  run.bus.emit("review-decision:result", {
+  recordVerdict(run, "review-decision:result", {
     storyId: work.story.id,
     // Interrupted, a reviewer's missing answer says nothing about the work.
     verdict: run.signal.aborted ? "unverified" : decision.verdict,

@@ -1,5 +1,6 @@
 import { isAbsolute, relative } from "node:path";
 import { RUN_SCOPE } from "../../ledger/entry.js";
+import { recordVerdict } from "../../ledger/record.js";
 import { runVerification } from "../../verification/orchestrator.js";
 import { selectTests } from "../../verification/smart-runner.js";
 import type { RunContext } from "../context.js";
@@ -87,7 +88,7 @@ async function passedAlready(run: RunContext, command: string): Promise<boolean>
   const passCount = detail.passCount ?? 0;
   const skipCount = detail.skipCount ?? 0;
   run.bus.emit("verify:start", { storyId: RUN_SCOPE, strategy: "deferred-regression" });
-  run.bus.emit("verify:result", {
+  recordVerdict(run, "verify:result", {
     storyId: RUN_SCOPE,
     strategy: "deferred-regression",
     status: "PASS",

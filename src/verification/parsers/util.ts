@@ -1,4 +1,5 @@
 import type { TestFailure } from "../../model/verify.js";
+import { truncate } from "../../util/text.js";
 import type { ParsedTests } from "./types.js";
 
 /** Longest failure message kept; test logs can hold megabytes of diff for one assertion. */
@@ -69,10 +70,7 @@ export function sample(text: string, head = 65536, tail = 524288): string {
   return `${text.slice(0, head)}\n${text.slice(text.length - tail)}`;
 }
 
-export function clip(message: string): string {
-  const trimmed = message.trim();
-  return trimmed.length > MAX_MESSAGE ? `${trimmed.slice(0, MAX_MESSAGE)}…` : trimmed;
-}
+export const clip = (message: string) => truncate(message.trim(), MAX_MESSAGE + 1);
 
 /** The first line of a message, with the next one when the first only introduces it (`...: `). */
 export function headline(message: string): string {

@@ -1,4 +1,5 @@
 import { UNBORN } from "../../git/repo.js";
+import { recordVerdict } from "../../ledger/record.js";
 import type { TestIntegrityFinding } from "../../model/events.js";
 import type { Judged, Verdict } from "../../model/ledger.js";
 import { testEnvironment } from "../env.js";
@@ -53,7 +54,7 @@ export async function runTestIntegrity(
     /** What the lint / type checks reported when they last failed in this story: a suppression of exactly that fails. */
     reported?: readonly string[];
   },
-): Promise<TestIntegrityResult> {
+): Promise<TestIntegrityResult & { judged: Judged }> {
   const judged: Judged = options.judged ?? (await ctx.run.git.judge());
   const result = await judgeIntegrity(
     ctx,
@@ -62,7 +63,7 @@ export async function runTestIntegrity(
     options.allowedByAnswer,
     options.reported,
   );
-  ctx.run.bus.emit("test-integrity:result", {
+  recordVerdict(ctx.run, "test-integrity:result", {
     storyId: ctx.story.id,
     verdict: result.verdict,
     findings: result.findings,
@@ -71,7 +72,7 @@ export async function runTestIntegrity(
     attempt: ctx.pass,
     ...(result.reason ? { reason: result.reason } : {}),
   });
-  return result;
+  return { ...result, judged };
 }
 
 export async function judgeIntegrity(

@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { UNBORN } from "../../git/repo.js";
+import { recordVerdict } from "../../ledger/record.js";
 import type { EventPayloads } from "../../model/events.js";
 import type { Judged, Verdict } from "../../model/ledger.js";
 import type { VerifyStatus } from "../../model/verify.js";
@@ -44,7 +45,7 @@ export async function runTestStrength(ctx: StoryWork): Promise<TestStrengthResul
   const { run } = ctx;
   const judged: Judged = await run.git.judge();
   const result = await judgeStrength(ctx, judged.tree);
-  run.bus.emit("test-strength:result", {
+  recordVerdict(run, "test-strength:result", {
     storyId: ctx.story.id,
     verdict: result.verdict,
     files: result.files,

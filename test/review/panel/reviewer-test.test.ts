@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +8,7 @@ import { after, describe, it } from "node:test";
 import { createEventBus } from "../../../src/bus/event-bus.js";
 import { ConfigSchema } from "../../../src/config/schema.js";
 import { openRepo } from "../../../src/git/repo.js";
+import { VerdictBook } from "../../../src/ledger/book.js";
 import type { PanelFinding } from "../../../src/model/review.js";
 import { runReviewerTests } from "../../../src/review/panel/reviewer-test.js";
 import { silentLogger } from "../../../src/util/logger.js";
@@ -70,6 +72,7 @@ describe("a reviewer's test", () => {
         }),
         signal: new AbortController().signal,
         bus: createEventBus({ runId: "run-1" }),
+        verdicts: new VerdictBook("f", randomBytes(32)),
         git: repo,
         logger: silentLogger,
       },

@@ -14,6 +14,7 @@ import type { Story } from "../../../src/prd/story.js";
 import type { RunContext, StoryContext } from "../../../src/stages/context.js";
 import { verifyStage } from "../../../src/stages/verify.js";
 import { wireLedger } from "../../../src/subscribers/ledger.js";
+import { silentLogger } from "../../../src/util/logger.js";
 import { runTestStrength } from "../../../src/verification/strategies/test-strength.js";
 import { git, write } from "../../support/fixture-repo.js";
 
@@ -69,8 +70,8 @@ async function harness(root: string, base: string, config: ConfigInput = {}): Pr
   bus.on("test-strength:result", "test", (event) => {
     events.push(event);
   });
-  const verdicts = new VerdictBook();
-  wireLedger(bus, { runDir, feature: "math", verdicts, key: randomBytes(32) });
+  const verdicts = new VerdictBook("math", randomBytes(32));
+  wireLedger(bus, { runDir });
   const abort = new AbortController();
   const run = {
     runId,
@@ -90,6 +91,7 @@ async function harness(root: string, base: string, config: ConfigInput = {}): Pr
   const ctx: StoryContext = {
     run,
     story: { id: "US-1", title: "square" } as Story,
+    logger: silentLogger,
     tier: "fast",
     pass: 1,
     baseSha: base,

@@ -1,3 +1,4 @@
+import { truncate } from "../../../util/text.js";
 /** Small text helpers the test-config checks share: JSON, INI / TOML sections, a JS object block, line numbers. */
 
 /** A change to what defines or configures the test, lint or type-check command, with where it shows. */
@@ -126,6 +127,4 @@ export function normalize(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
-export function clip(text: string): string {
-  return text.length > 160 ? `${text.slice(0, 157)}...` : text;
-}
+export const clip = (text: string) => truncate(text, 160, "...");

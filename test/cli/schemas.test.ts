@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import Ajv2020 from "ajv/dist/2020.js";
-import { jsonSchemas } from "../../src/config/json-schemas.js";
+import { jsonSchemas } from "../../src/cli/json-schemas.js";
 
 const dir = new URL("../../schemas/", import.meta.url);
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
+import { AnswerBodySchema } from "../config/answer-body-schema.js";
+import { HookPayloadSchema } from "../config/hook-payload.js";
+import { ReviewAnswerSchema } from "../config/review-answer-schema.js";
+import { ConfigSchema } from "../config/schema.js";
 import { PrdSchema } from "../prd/story.js";
-import { AnswerBodySchema } from "./answer-body-schema.js";
-import { HookPayloadSchema } from "./hook-payload.js";
-import { ReviewAnswerSchema } from "./review-answer-schema.js";
-import { ConfigSchema } from "./schema.js";
 
 export const SCHEMA_BASE = "https://gantry.dev/schemas/";
 
