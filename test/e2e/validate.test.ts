@@ -20,7 +20,7 @@ describe("gantry validate (built CLI)", { concurrency: true, timeout: 120_000 },
       assert.equal(result.code, 2, result.stderr);
       assert.match(
         result.stderr,
-        /working tree: uncommitted changes \(\.gitignore\); commit or stash them, or pass --allow-dirty$/m,
+        /working tree: uncommitted changes \(\.gitignore\); commit or stash them, or pass --allow-dirty \[GANTRY_E_REPO\]$/m,
       );
     }
     assert.doesNotMatch(validate.stdout, /^ok:/m);
@@ -51,10 +51,10 @@ describe("gantry validate (built CLI)", { concurrency: true, timeout: 120_000 },
     assert.equal(result.code, 2, result.stderr);
     const lines = result.stderr.trim().split("\n").sort();
     assert.deepEqual(lines, [
-      'gantry: .gantry/config.json: (top level): unknown key "hoks"; did you mean "hooks"?',
-      'gantry: .gantry/config.json: (top level): unknown key "qualty"; expected one of $schema, agent, quality, execution, verify, routing, gates, hooks, reporters, plugins, interaction, readiness, review',
-      'gantry: .gantry/config.json: execution.rectify: unknown key "maxAtempts"; did you mean "maxAttempts"?',
-      'gantry: .gantry/config.json: verify.suppressions: Invalid option: expected one of "reasoned"|"none"',
+      'gantry: .gantry/config.json: (top level): unknown key "hoks"; did you mean "hooks"? [GANTRY_E_CONFIG]',
+      'gantry: .gantry/config.json: (top level): unknown key "qualty"; expected one of $schema, agent, quality, execution, verify, routing, gates, hooks, reporters, plugins, interaction, readiness, review, plan [GANTRY_E_CONFIG]',
+      'gantry: .gantry/config.json: execution.rectify: unknown key "maxAtempts"; did you mean "maxAttempts"? [GANTRY_E_CONFIG]',
+      'gantry: .gantry/config.json: verify.suppressions: Invalid option: expected one of "reasoned"|"none" [GANTRY_E_CONFIG]',
     ]);
   });
 });

@@ -3,6 +3,7 @@
 // test run: fast enough to run for every mutant of src/verification/strategies/test-integrity.ts.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import { promisify } from "node:util";
 import { createEventBus } from "../../src/bus/event-bus.js";
 import { type ConfigInput, ConfigSchema } from "../../src/config/schema.js";
 import { UNBORN } from "../../src/git/repo.js";
+import { VerdictBook } from "../../src/ledger/book.js";
 import type { TestIntegrityFinding } from "../../src/model/events.js";
 import type { Judged } from "../../src/model/ledger.js";
 import { findingKey } from "../../src/verification/strategies/test-integrity/allowance.js";
@@ -106,6 +108,9 @@ function work_(config: ConfigInput = {}, baseSha = base, judged?: Judged): Story
       config: ConfigSchema.parse({ quality: { commands: COMMANDS }, ...config }),
       signal: new AbortController().signal,
       bus,
+      verdicts: new VerdictBook("f", randomBytes(32)),
+      feature: "f",
+      runId: "r1",
       git: { judge: async () => judged ?? { sha: base, tree: git(root, "rev-parse", `${base}^{tree}`) } },
     },
     story: { id: "US-1" },
