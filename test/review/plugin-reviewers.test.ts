@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +8,7 @@ import { after, before, describe, it } from "node:test";
 import { createEventBus } from "../../src/bus/event-bus.js";
 import { ConfigSchema } from "../../src/config/schema.js";
 import { openRepo } from "../../src/git/repo.js";
+import { VerdictBook } from "../../src/ledger/book.js";
 import type { EventName, EventOf } from "../../src/model/events.js";
 import type { PluginReviewer, PluginSet, ReviewInput } from "../../src/plugins/types.js";
 import { runReview } from "../../src/review/orchestrator.js";
@@ -55,6 +57,7 @@ async function runContext(
     config,
     bus,
     git: await openRepo(root),
+    verdicts: new VerdictBook("f", randomBytes(32)),
     logger: silentLogger,
     signal: options.signal ?? new AbortController().signal,
     plugins: options.plugins,

@@ -72,7 +72,11 @@ export async function runRealCli(cli: RealCli, server: ModelServer, mode: Mode):
   mkdirSync(HOMES, { recursive: true });
   const home = mkdtempSync(join(HOMES, `${cli}-`));
   const config = baseConfig();
-  config.agent = { default: cli, sandbox: mode.sandbox, timeoutSeconds: 300 };
+  // As an unprivileged user the session sandbox works here but the judging sandbox's overlay mount does not
+  // (the kernel refuses an unprivileged overlayfs on this machine): "auto" keeps the session in bwrap and
+  // judges without the layer, with its warning; "bwrap" would refuse to run at all.
+  const sandbox = mode.sandbox === "bwrap" && mode.user === "nobody" && isRoot ? "auto" : mode.sandbox;
+  config.agent = { default: cli, sandbox, timeoutSeconds: 300 };
   const root = makeProject({
     stories: [
       story("US-1", {
