@@ -54,7 +54,7 @@ describe("config loading", () => {
             'c.json: execution.rectify: unknown key "maxAttempt"; did you mean "maxAttempts"?',
             "c.json: verify.maxScopedFiles: Too small: expected number to be >0",
             'c.json: verify: unknown key "testStrenght"; did you mean "testStrength"?',
-            'c.json: (top level): unknown key "zzz"; expected one of $schema, agent, quality, execution, verify, routing, gates, hooks, reporters, plugins, interaction, readiness, review',
+            'c.json: (top level): unknown key "zzz"; expected one of $schema, agent, quality, execution, verify, routing, gates, hooks, reporters, plugins, interaction, readiness, review, plan',
           ].join("\n"),
     );
   });
