@@ -57,7 +57,14 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
   };
   const reach = realTree(top);
   const judged = new JudgedTrees(() => activity(reach));
-  const judgeOn = async (sha: string) => judgeTree(await scope(), sha);
+  // The tree the judge's own index holds now (its last build), for the commit to start from.
+  let privateHolds: string | undefined;
+  const judgeOn = async (sha: string) => {
+    privateHolds = undefined;
+    const made = await judgeTree(await scope(), sha);
+    privateHolds = made.tree;
+    return made;
+  };
   let knownFlags: Pick<GitSnapshot, "indexKey" | "indexFlags"> | undefined;
 
   return {
@@ -75,6 +82,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
           subject,
           top,
           commitIndex: join((await captured()).dir, "commit-index"),
+          ...(privateHolds === tree.tree ? { judgedIndex: s.privateIndex } : {}),
           ...(options?.ready ? { ready: options.ready } : {}),
         });
         rememberTreeOfCommit(made.commit, made.tree);
@@ -136,6 +144,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
         const s = await scope();
         const sha = await head();
         if (sha === UNBORN) return undefined;
+        privateHolds = undefined;
         const rejudge = () => judgeTree(s, sha, true);
         const tree = (await git(["rev-parse", `${sha}^{tree}`])).trim();
         return setAside({ top, env: s.env, judged: await rejudge(), headTree: tree, message, rejudge });
