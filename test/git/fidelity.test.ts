@@ -4,6 +4,7 @@ import {
   chmodSync,
   cpSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
@@ -51,10 +52,19 @@ interface Kind {
   verify?(top: string, reference: string): void;
 }
 
+/** Files every repository here holds besides its own: 0 in npm test, 30,000 in fidelity.full.test.ts. */
+const FILLER = Number(process.env.GANTRY_FIDELITY_FILES ?? 0);
+
 function repository(name: string): string {
   const top = mkdtempSync(join(tmpdir(), `gantry-fidelity-${name}-`));
   temps.push(top);
   git(top, "init", "-q", "-b", "main");
+  // No auto gc detached in the background while a copy is made (many loose objects would start one).
+  git(top, "config", "gc.auto", "0");
+  for (let i = 0; i < FILLER; i++) {
+    if (i % 100 === 0) mkdirSync(join(top, "data", `d${i / 100}`), { recursive: true });
+    writeFileSync(join(top, "data", `d${Math.floor(i / 100)}`, `f${i}.txt`), `${i}\n`);
+  }
   return top;
 }
 
