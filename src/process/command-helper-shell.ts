@@ -1,6 +1,6 @@
 /**
  * The bash script a command helper runs (command-helper.ts). One request a line on stdin, single-quoted words
- * (spawn-helper.ts's quoteWord) evaluated by `eval "set -- …"` only: the working directory, the input file,
+ * (shell-word.ts's quoteWord) evaluated by `eval "set -- …"` only: the working directory, the input file,
  * the output file, the count and words of `NAME=value` exports, the count and names of unsets, the argument
  * vector. On fd 3: `p PID` once the child started (it leads its own process group: `set -m`), `e CODE` when
  * it ended, `x 125` for a request that could not be read. The child's stdin is the input file and its
@@ -15,7 +15,7 @@ export function commandHelperScript(): string {
     "NL='",
     "'",
     "exec 2>/dev/null",
-    // The watcher (as in spawn-helper-shell.ts): fd 3 ends only when gantry is gone, SIGKILL included; then
+    // The watcher: fd 3 ends only when gantry is gone, SIGKILL included; then
     // everything in the helper's session goes, the running child too (with job control it shares the session).
     "{ while IFS= read -r _; do :; done",
     "  if command -v pkill >/dev/null; then pkill -KILL -s 0; fi",

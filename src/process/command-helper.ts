@@ -6,13 +6,13 @@ import type { Readable, Writable } from "node:stream";
 import { commandHelperScript } from "./command-helper-shell.js";
 import { isExecutableFile } from "./find-executable.js";
 import { endHelper, holdHelper, killHelper } from "./helper-child.js";
-import { quoteWord } from "./spawn-helper.js";
+import { quoteWord } from "./shell-word.js";
 import { gantryStateDirectory } from "./state-directory.js";
 
 /**
  * Long-lived bash processes that start gantry's long commands (agent sessions, tests, lint, typecheck) for
  * it, so that node does not fork its whole address space for each (command-helper-shell.ts has the
- * protocol). Unlike the git helpers (spawn-helper.ts), a child gets no pipe shared with later children: its
+ * protocol). A child gets no pipe shared with later children: its
  * input and output are files of its own in a private directory, so a process it leaves behind can write
  * into nothing but its own, already read, file. One request at a time a helper; one more helper is started
  * when all are busy (a parallel run's sessions, review's checks side by side).
