@@ -32,7 +32,7 @@ const REPOSITORY_VARIABLES = [
 ];
 
 /** Command-line config of every gantry git unless the caller gives its own: no hook, no fsmonitor runs. */
-const NO_PROGRAMS: Record<string, string> = {
+export const NO_PROGRAMS: Readonly<Record<string, string>> = {
   GIT_CONFIG_COUNT: "2",
   GIT_CONFIG_KEY_0: "core.hooksPath",
   GIT_CONFIG_VALUE_0: "/dev/null",

@@ -75,14 +75,14 @@ export interface GitRepo {
 
 export interface JudgeOptions {
   /**
-   * Look at the disk even when no command ran since the last judge (a stat pass at least): for the last
-   * guard before a commit, which must see an edit made by anything, a process gantry did not start included.
+   * Judge the disk again even when no command ran since the last judge: for the last guard before a
+   * commit, which must see an edit made by anything, a process gantry did not start included.
    */
   recheck?: boolean;
   /**
-   * After commands started as read-only (tests, lint, typecheck), take the judged tree without a stat pass:
-   * for a verdict that completion's recheck holds to the disk anyway (a file they changed is still changed
-   * then, and the tree it judges has no verdict). Ignored with `recheck`; a writer since always rebuilds.
+   * After commands started as read-only (tests, lint, typecheck), take the last judged tree again: for a
+   * verdict that completion's recheck holds to the disk anyway (a file they changed is still changed then,
+   * and the tree it judges has no verdict). Ignored with `recheck`; a writer since always rebuilds.
    */
   deferStatCheck?: boolean;
 }

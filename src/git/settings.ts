@@ -3,7 +3,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, w
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { gantryStateDirectory } from "../process/state-directory.js";
-import { runGit } from "./exec.js";
+import { NO_PROGRAMS, runGit } from "./exec.js";
 
 /**
  * The user's git settings outside the repository (system and global config, the global attributes and
@@ -23,12 +23,6 @@ export interface GitSettings {
   drift(): Promise<string[]>;
   dispose(): void;
 }
-
-/** Always on the command line of gantry's git: no program of the config runs from it. */
-export const GANTRY_GIT_OVERRIDES: ReadonlyArray<readonly [string, string]> = [
-  ["core.hooksPath", "/dev/null"],
-  ["core.fsmonitor", "false"],
-];
 
 /** Keys of the user's config that run programs gantry's git never starts, or that would read live files. */
 const DROPPED =
@@ -69,7 +63,7 @@ export async function captureSettings(top: string, commonDir: string): Promise<G
   const env: Record<string, string> = {
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: config,
-    ...overridesEnv(),
+    ...NO_PROGRAMS,
   };
   return {
     env,
@@ -93,16 +87,6 @@ export async function captureSettings(top: string, commonDir: string): Promise<G
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** GIT_CONFIG_COUNT and its pairs: command-line config, above every file. */
-export function overridesEnv(): Record<string, string> {
-  const env: Record<string, string> = { GIT_CONFIG_COUNT: String(GANTRY_GIT_OVERRIDES.length) };
-  GANTRY_GIT_OVERRIDES.forEach(([key, value], i) => {
-    env[`GIT_CONFIG_KEY_${i}`] = key;
-    env[`GIT_CONFIG_VALUE_${i}`] = value;
-  });
-  return env;
 }
 
 /** System and global entries in git's order, and the attributes and excludes files they name (or XDG's). */

@@ -147,7 +147,7 @@ export async function isAncestor(cwd: string, commit: string, from: string): Pro
 }
 
 /** A ref's commit, or undefined when there is no such ref. */
-export async function refTip(cwd: string, ref: string, _commonDir?: string): Promise<string | undefined> {
+export async function refTip(cwd: string, ref: string): Promise<string | undefined> {
   try {
     return (await runGit(cwd, ["rev-parse", "--verify", "-q", `${ref}^{commit}`])).trim() || undefined;
   } catch {

@@ -75,7 +75,7 @@ export async function mergeStory(
   const tip = await run.git.head();
   const moved = featureBranchMoved(book, tip);
   if (moved) return { outcome: "failed", reason: moved };
-  const storyTip = await refTip(home.top, worktree.branch, home.commonDir);
+  const storyTip = await refTip(home.top, worktree.branch);
   if (!storyTip || storyTip === worktree.base)
     return { outcome: "failed", reason: "the story's branch holds no commit to merge" };
   const merged = await mergeTrees(home.top, tip, storyTip).catch((error: unknown) =>

@@ -156,7 +156,7 @@ export async function openStoryWorktree(
       const known = (await listWorktrees(home.top, home.commonDir)).some((w) => w.path === path);
       if (!known && existsSync(path)) rmSync(path, { recursive: true, force: true });
     }
-    const existing = await refTip(home.top, branch, home.commonDir);
+    const existing = await refTip(home.top, branch);
     if (existing) return existing;
     await swapRef(home.top, branch, tip, undefined, `gantry: story ${storyId} branched`);
     book.record(branch, tip);
@@ -207,11 +207,11 @@ export async function retireStoryWorktree(
   merged: boolean,
 ): Promise<string | undefined> {
   const { tip, kept } = await book.exclusive(async () => {
-    const tip = await refTip(home.top, worktree.branch, home.commonDir);
+    const tip = await refTip(home.top, worktree.branch);
     let kept: string | undefined;
     if (tip && !merged && tip !== worktree.base) {
       kept = failedRef(worktree.storyId);
-      const previous = await refTip(home.top, kept, home.commonDir);
+      const previous = await refTip(home.top, kept);
       // A story set aside before (a merge that failed, then its rerun failing too) keeps that work as well.
       if (previous && previous !== tip && !(await isAncestor(home.top, previous, tip)))
         await keepEarlier(home, book, worktree.storyId, previous);
@@ -239,7 +239,7 @@ async function keepEarlier(
 ): Promise<void> {
   for (let n = 1; ; n++) {
     const ref = earlierFailedRef(storyId, n);
-    const there = await refTip(home.top, ref, home.commonDir);
+    const there = await refTip(home.top, ref);
     if (there === commit) return;
     if (there !== undefined) continue;
     await swapRef(home.top, ref, commit, undefined, `gantry: ${storyId} set aside earlier`);
