@@ -23,6 +23,7 @@ import {
   type ResolvedReporter,
   resolveReporters,
 } from "../reporters/loader.js";
+import { notARepository, uncommittedChanges } from "./repository-problems.js";
 
 export interface PreflightInput {
   root: string;
@@ -237,28 +238,6 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
   if (commands.test && !report.problems.some((p) => p.where.startsWith("quality.commands")))
     report.passed.push(`test command: ${commands.test}`);
   return report;
-}
-
-/** `gantry run` refuses to start on uncommitted changes (unless resuming, or with --allow-dirty). */
-export function uncommittedChanges(root: string, dirty: readonly string[]): InputError {
-  const list = dirty.slice(0, 5).join(", ") + (dirty.length > 5 ? `, … (${dirty.length} files)` : "");
-  return new InputError(
-    root,
-    "working tree",
-    `uncommitted changes (${list}); commit or stash them, or pass --allow-dirty`,
-    "GANTRY_E_REPO",
-  );
-}
-
-/** The project is in no git repository: say how to make one, since every story is a commit. */
-function notARepository(root: string, error: unknown): InputError | undefined {
-  if (!/not a git repository/i.test(String((error as Error)?.message ?? error))) return undefined;
-  return new InputError(
-    root,
-    "git",
-    "not a git repository; gantry commits each story to a branch: make it one with `git init && git add -A && git commit -m start`",
-    "GANTRY_E_REPO",
-  );
 }
 
 function strictText(hint: { key: string; suggestion: string }): string {

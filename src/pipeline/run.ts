@@ -27,7 +27,7 @@ import { acquireLock } from "./lock.js";
 import { settleStoryWorktrees } from "./parallel/leftovers.js";
 import { readyMainTree, workerCount } from "./parallel/main-tree.js";
 import { walkInParallel } from "./parallel/walk.js";
-import { uncommittedChanges } from "./preflight.js";
+import { uncommittedChanges } from "./repository-problems.js";
 import { isResumable, previousRun, reconcile, resumeNote } from "./resume.js";
 import { errorCodeOf } from "./run-error.js";
 import { createRunContext } from "./run-setup.js";
