@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { gantryStateDirectory } from "../process/state-directory.js";
@@ -37,13 +46,12 @@ const live = new Set<string>();
 let exitHook = false;
 
 export async function captureSettings(top: string, commonDir: string): Promise<GitSettings> {
-  const dir = join(
-    gantryStateDirectory(),
-    "git",
-    `${createHash("sha256").update(commonDir).digest("hex").slice(0, 16)}-${process.pid}-${live.size}`,
-  );
-  rmSync(dir, { recursive: true, force: true });
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  // A folder of its own for every repository opened (each parallel worktree opens one): never a name
+  // another open repository of this process holds.
+  const parent = join(gantryStateDirectory(), "git");
+  mkdirSync(parent, { recursive: true, mode: 0o700 });
+  const repository = createHash("sha256").update(commonDir).digest("hex").slice(0, 16);
+  const dir = mkdtempSync(join(parent, `${repository}-${process.pid}-`));
   chmodSync(dir, 0o700);
   track(dir);
   const captured = await readOutside(top);
