@@ -20,6 +20,8 @@ export interface CommitPlan {
   judgedIndex?: string;
   /** Settles once what must be durable before the branch moves is: awaited before the user's index is touched. */
   ready?: Promise<unknown>;
+  /** Wraps the branch move (CommitOptions.moveBranch). */
+  moveBranch?: (commit: string, move: () => Promise<void>) => Promise<void>;
 }
 
 const STEPS = [
@@ -80,9 +82,12 @@ export async function commitJudged(
       ? Promise.resolve("")
       : whileIndexLocked(() => git(["update-index", "-z", "--index-info"], info));
   await setIndex(forward);
-  try {
-    // Compare-and-swap: HEAD moves only from the commit the judge saw (no hook runs: core.hooksPath is off).
+  // Compare-and-swap: HEAD moves only from the commit the judge saw (no hook runs: core.hooksPath is off).
+  const move = async () => {
     await git(["update-ref", "-m", `gantry: ${plan.subject}`, "HEAD", commit, parent || UNBORN]);
+  };
+  try {
+    await (plan.moveBranch ? plan.moveBranch(commit, move) : move());
   } catch (error) {
     await setIndex(back);
     throw new CommitMismatch(

@@ -5,6 +5,11 @@ import type { GitChange, GitSnapshot } from "./tamper-snapshot.js";
 export interface CommitOptions {
   /** Settles once what must be durable before the branch moves is (prd.json's folder synced): awaited first. */
   ready?: Promise<unknown>;
+  /**
+   * Runs the branch move (the compare-and-swap update-ref to `commit`); everything before it (the commit
+   * object, the worktree's own index) happens outside. A parallel run's ref book serialises just this step.
+   */
+  moveBranch?: (commit: string, move: () => Promise<void>) => Promise<void>;
 }
 
 /** Where a repository is, as `git rev-parse` says it (real, absolute paths). */

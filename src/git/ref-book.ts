@@ -51,11 +51,15 @@ export function bookedRepo(inner: GitRepo, book: RefBook, branch: string): GitRe
         const now = await inner.snapshot();
         return inner.restoreSince(book.rebase(before, now.refs));
       }),
+    // Only the branch move needs the book: the commit object and the worktree's own index are this worker's.
     commitJudged: (judged, subject, options) =>
-      book.exclusive(async () => {
-        const commit = await inner.commitJudged(judged, subject, options);
-        book.record(branch, commit);
-        return commit;
+      inner.commitJudged(judged, subject, {
+        ...options,
+        moveBranch: (commit, move) =>
+          book.exclusive(async () => {
+            await move();
+            book.record(branch, commit);
+          }),
       }),
     setAside: (message) =>
       book.exclusive(async () => {

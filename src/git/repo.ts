@@ -84,6 +84,7 @@ export async function openRepo(projectRoot: string, known?: RepoLocations): Prom
           commitIndex: join((await captured()).dir, "commit-index"),
           ...(privateHolds === tree.tree ? { judgedIndex: s.privateIndex } : {}),
           ...(options?.ready ? { ready: options.ready } : {}),
+          ...(options?.moveBranch ? { moveBranch: options.moveBranch } : {}),
         });
         rememberTreeOfCommit(made.commit, made.tree);
         judged.carry({ sha: made.commit, tree: tree.tree });

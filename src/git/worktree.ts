@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, realpathSync, symlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { SimpleGit } from "simple-git";
-import { runGit } from "./exec.js";
+import { GIT, runGit } from "./exec.js";
 import { GitError } from "./git-error.js";
 
 /** A git worktree as `git worktree list --porcelain` names it. */
@@ -47,6 +47,9 @@ async function coldGit(cwd: string): Promise<SimpleGit> {
   const { simpleGit } = await import("simple-git");
   return simpleGit({
     baseDir: cwd,
+    // The git gantry resolved from the system's folders: simple-git would search PATH, whose first entries
+    // may be the home's (a planted `~/.cargo/bin/git`).
+    binary: GIT,
     config: ["core.hooksPath=/dev/null", "core.fsmonitor=false", "core.quotepath=off"],
     // These two settings turn programs off; simple-git refuses any value of them unless told.
     unsafe: { allowUnsafeHooksPath: true, allowUnsafeFsMonitor: true },

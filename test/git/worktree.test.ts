@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, it } from "node:test";
@@ -61,5 +61,32 @@ describe("git's worktree records, changed by many workers at once", () => {
     const names = readdirSync(join(root, ".git", "worktrees")).sort();
     assert.deepEqual(names, [a.top, b.top].map((top) => top.split("/").at(-1)).sort());
     await Promise.all([a.remove(), b.remove()]);
+  });
+});
+
+describe("the git that worktree records are changed with", () => {
+  it("is the system's git, never a `git` found first on PATH", async () => {
+    const { root, commonDir } = await repository();
+    const planted = realpathSync(mkdtempSync(join(tmpdir(), "gantry-planted-bin-")));
+    const marker = join(planted, "ran");
+    writeFileSync(join(planted, "git"), `#!/bin/sh\necho "$@" >> ${marker}\nexec /usr/bin/git "$@"\n`, {
+      mode: 0o755,
+    });
+    const path = join(realpathSync(mkdtempSync(join(tmpdir(), "gantry-worktree-at-"))), "w");
+    const before = process.env.PATH;
+    process.env.PATH = `${planted}:${before}`;
+    try {
+      await addWorktree({ cwd: root, commonDir, path, ref: "HEAD", detach: true });
+      assert.ok((await listWorktrees(root, commonDir)).some((w) => w.path === path));
+      await removeWorktree(root, commonDir, path);
+    } finally {
+      process.env.PATH = before;
+    }
+    assert.equal(existsSync(path), false);
+    assert.equal(
+      existsSync(marker),
+      false,
+      `the planted git ran: ${existsSync(marker) ? readFileSync(marker, "utf8") : ""}`,
+    );
   });
 });
