@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { GitRepo } from "../../src/git/git-repo.js";
+import type { CommitOptions, GitRepo } from "../../src/git/git-repo.js";
 import { bookedRepo, RefBook } from "../../src/git/ref-book.js";
 import type { GitSnapshot } from "../../src/git/tamper-snapshot.js";
 
@@ -69,10 +69,15 @@ describe("RefBook", () => {
         compared.push(before);
         return [];
       },
-      commitJudged: async () => {
-        calls.push("commit start");
-        await committing;
-        calls.push("commit end");
+      // Like commit.ts: the commit object first, then the branch moved through `moveBranch`.
+      commitJudged: async (_judged: unknown, _subject: string, options?: CommitOptions) => {
+        calls.push("commit built");
+        const move = async () => {
+          calls.push("move start");
+          await committing;
+          calls.push("move end");
+        };
+        await (options?.moveBranch ? options.moveBranch("c9", move) : move());
         return "c9";
       },
       setAside: async () => {
@@ -94,15 +99,16 @@ describe("RefBook", () => {
     const commit = repo.commitJudged({ sha: "x", tree: "t" }, "subject");
     const check = repo.restoreSince(snapshot({ "refs/heads/story": "b0" }));
     await new Promise((r) => setTimeout(r, 20));
-    assert.deepEqual(calls, ["commit start"], "the session check waits for the commit");
+    assert.deepEqual(calls, ["commit built", "move start"], "the session check waits for the branch move");
     release();
     assert.equal(await commit, "c9");
     await check;
     assert.equal(await repo.setAside("message"), "s1");
     await repo.restoreSince(snapshot({ "refs/heads/story": "b0" }));
     assert.deepEqual(calls, [
-      "commit start",
-      "commit end",
+      "commit built",
+      "move start",
+      "move end",
       "snapshot",
       "restoreSince",
       "setAside",
