@@ -7,6 +7,7 @@ import { familyOf, isTestFile } from "../test-conventions.js";
 import type { StoryWork } from "../workspace.js";
 import { allowingCriterion, findingKey } from "./test-integrity/allowance.js";
 import { checkConfigChanges } from "./test-integrity/check-config-files.js";
+import { checkScriptChanges, judgingChecks } from "./test-integrity/check-scripts.js";
 import { renamedOutOfCollection } from "./test-integrity/collection.js";
 import { qualityCommandsChange } from "./test-integrity/gantry-commands.js";
 import { addedMarkers, hasMarkerRules } from "./test-integrity/markers.js";
@@ -149,6 +150,9 @@ export async function judgeIntegrity(
   const configs = { root: run.root, base, tree, changes, testCommands, checkCommands };
   for (const change of await checkConfigChanges(configs)) {
     found.push({ kind: "check-config-changed", ...change });
+  }
+  for (const change of await checkScriptChanges({ ...configs, checks: judgingChecks(run.config) })) {
+    found.push({ kind: "check-script-changed", ...change });
   }
   const gantryConfig = {
     root: run.root,
