@@ -1,7 +1,8 @@
 import { posix } from "node:path";
 import type { Config } from "../../../config/schema.js";
 import { configuredChecks } from "../../story-check.js";
-import { firstDifference, parseObject, stringRecord } from "./config-text.js";
+import { wholeFileChange } from "./check-config-files.js";
+import { parseObject, stringRecord } from "./config-text.js";
 import { reachedScripts, scriptChanges } from "./package-scripts.js";
 import type { ConfigFinding } from "./test-config-files.js";
 import { configTexts, type TreeChange } from "./tree-diff.js";
@@ -89,22 +90,13 @@ export async function checkScriptChanges(input: {
     named.has(path) || (tasks !== undefined && TASK_FILES.test(path)) || path === "package.json";
   const findings: ConfigFinding[] = [];
   for (const { path, before, after } of await configTexts(input, isChecked)) {
-    if (before === after) continue;
     if (path === "package.json") {
       findings.push(...packageChanges(path, before, after, input.checks));
       continue;
     }
-    const what = `${path} (run by ${named.get(path) ?? tasks?.what})`;
-    if (after === undefined) findings.push({ file: path, evidence: `${what} deleted` });
-    else if (before === undefined) findings.push({ file: path, evidence: `${what} added` });
-    else {
-      const at = firstDifference(before.split("\n"), after.split("\n"));
-      findings.push({
-        file: path,
-        line: at.line,
-        evidence: `${what} changed at line ${at.line}: ${at.text}`,
-      });
-    }
+    findings.push(
+      ...wholeFileChange(path, `${path} (run by ${named.get(path) ?? tasks?.what})`, before, after),
+    );
   }
   return findings;
 }
