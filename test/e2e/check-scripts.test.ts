@@ -1,15 +1,18 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { baseConfig, gantry, git, lastRun, makeProject, prdStories, story } from "./harness.js";
+import { baseConfig, failingTest, gantry, git, lastRun, makeProject, prdStories, story } from "./harness.js";
 
 /**
  * The story check's script and a command reviewer's script kept in the tree: a hostile agent breaks the
  * app and rewrites the smoke script to `exit 0` (and the reviewer's script to stay quiet). The check
  * itself would pass; test-integrity names each rewritten script and the check that runs it, and the
- * story is not committed. An honest story in the same run passes.
+ * story is not committed. The same for the script the test command runs: a story whose new test fails
+ * narrows it to the old test file, and test-integrity names it as test configuration. An honest story in
+ * the same run passes.
  */
 const SMOKE = "grep -q '\"ok\"' src/app.js || { echo 'app is not ok' >&2; exit 1; }\n";
 const REVIEW = "console.log(JSON.stringify({ findings: [] }));\n";
+const TESTS = "node --test --test-reporter=spec test/\n";
 
 describe("a story that rewrites the scripts its checks run (built CLI, scripted agent)", {
   timeout: 300_000,
@@ -18,11 +21,12 @@ describe("a story that rewrites the scripts its checks run (built CLI, scripted 
     const config = baseConfig();
     const commands = (config.quality as { commands: Record<string, unknown> }).commands;
     commands.smoke = "sh tools/smoke.sh";
+    commands.test = "sh tools/test.sh";
     config.review = { panel: [{ name: "house-rules", command: "node tools/review.mjs" }] };
     config.routing = { tiers: ["fast"] };
     config.execution = { ...(config.execution as object), rectify: { enabled: true, maxAttempts: 1 } };
     const root = makeProject({
-      stories: [story("US-1"), story("US-2")],
+      stories: [story("US-1"), story("US-2"), story("US-3")],
       plan: {
         "US-1": [
           {
@@ -34,12 +38,21 @@ describe("a story that rewrites the scripts its checks run (built CLI, scripted 
           },
         ],
         "US-2": [{ write: { "src/two.js": "export const two = 2;\n" } }],
+        "US-3": [
+          {
+            write: {
+              "test/three.test.js": failingTest("three"),
+              "tools/test.sh": "node --test --test-reporter=spec test/base.test.js\n",
+            },
+          },
+        ],
       },
       config,
       files: {
         "src/app.js": 'export const app = "ok";\n',
         "tools/smoke.sh": SMOKE,
         "tools/review.mjs": REVIEW,
+        "tools/test.sh": TESTS,
       },
     });
     const result = await gantry(root, ["run", "--feature", "f"], { timeoutMs: 250_000 });
@@ -60,5 +73,22 @@ describe("a story that rewrites the scripts its checks run (built CLI, scripted 
     }
     assert.equal(git(root, "show", "HEAD:tools/smoke.sh"), SMOKE, "the rewritten script was not committed");
     assert.equal(git(root, "show", "HEAD:src/app.js"), 'export const app = "ok";\n');
+
+    assert.notEqual(stories["US-3"]?.status, "passed", "its new test fails under the test command as it was");
+    const three = lastRun(root).ledger.filter((l) => l.gate === "test-integrity" && l.storyId === "US-3");
+    assert.ok(three.length > 0, "test-integrity judged US-3");
+    for (const verdict of three) {
+      assert.equal(verdict.verdict, "fail");
+      assert.deepEqual((verdict.detail as { findings: unknown[] }).findings, [
+        {
+          kind: "test-config-changed",
+          file: "tools/test.sh",
+          line: 1,
+          evidence:
+            "tools/test.sh (run by quality.commands.test) changed at line 1: node --test --test-reporter=spec test/base.test.js",
+        },
+      ]);
+    }
+    assert.equal(git(root, "show", "HEAD:tools/test.sh"), TESTS);
   });
 });

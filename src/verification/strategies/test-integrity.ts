@@ -7,7 +7,7 @@ import { familyOf, isTestFile } from "../test-conventions.js";
 import type { StoryWork } from "../workspace.js";
 import { allowingCriterion, findingKey } from "./test-integrity/allowance.js";
 import { checkConfigChanges } from "./test-integrity/check-config-files.js";
-import { checkScriptChanges, judgingChecks } from "./test-integrity/check-scripts.js";
+import { checkScriptChanges, judgingChecks, testCommandScripts } from "./test-integrity/check-scripts.js";
 import { renamedOutOfCollection } from "./test-integrity/collection.js";
 import { qualityCommandsChange } from "./test-integrity/gantry-commands.js";
 import { addedMarkers, hasMarkerRules } from "./test-integrity/markers.js";
@@ -145,6 +145,10 @@ export async function judgeIntegrity(
 
   const checkCommands = [lint, typecheck].filter((c): c is string => Boolean(c));
   for (const change of await testConfigChanges({ root: run.root, base, tree, changes, testCommands })) {
+    found.push({ kind: "test-config-changed", ...change });
+  }
+  const testRunners = { root: run.root, base, tree, changes, checks: testCommandScripts(run.config) };
+  for (const change of await checkScriptChanges({ ...testRunners, scriptsOnly: true })) {
     found.push({ kind: "test-config-changed", ...change });
   }
   const configs = { root: run.root, base, tree, changes, testCommands, checkCommands };

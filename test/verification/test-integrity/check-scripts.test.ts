@@ -67,6 +67,25 @@ describe("the scripts a story check or a command reviewer runs", () => {
       ]);
     });
 
+    it("for the test commands, only the scripts they name: their Makefile and package scripts are test-config's", async () => {
+      const changes = await treeChanges(root, base, tree, undefined);
+      const runners = [
+        { what: "quality.commands.test", command: "sh tools/smoke.sh && make demo && npm run build" },
+      ];
+      const found = await checkScriptChanges({
+        root,
+        base,
+        tree,
+        changes,
+        checks: runners,
+        scriptsOnly: true,
+      });
+      assert.deepEqual(
+        found.map((f) => `${f.file}: ${f.evidence}`),
+        ["tools/smoke.sh: tools/smoke.sh (run by quality.commands.test) changed at line 1: exit 0"],
+      );
+    });
+
     it("finds nothing when no check is configured", async () => {
       const changes = await treeChanges(root, base, tree, undefined);
       assert.deepEqual(await checkScriptChanges({ root, base, tree, changes, checks: [] }), []);

@@ -79,15 +79,19 @@ export async function checkScriptChanges(input: {
   tree: string;
   changes: readonly TreeChange[];
   checks: readonly JudgingCheck[];
+  /** Only the scripts the commands name: their Makefile and package scripts are judged elsewhere (the test commands'). */
+  scriptsOnly?: boolean;
 }): Promise<ConfigFinding[]> {
   if (input.checks.length === 0) return [];
   const named = new Map<string, string>();
   for (const check of input.checks) {
     for (const path of scriptPaths(check.command)) if (!named.has(path)) named.set(path, check.what);
   }
-  const tasks = input.checks.find((check) => RUNS_TASKS.test(check.command));
+  const tasks = input.scriptsOnly ? undefined : input.checks.find((check) => RUNS_TASKS.test(check.command));
   const isChecked = (path: string) =>
-    named.has(path) || (tasks !== undefined && TASK_FILES.test(path)) || path === "package.json";
+    named.has(path) ||
+    (tasks !== undefined && TASK_FILES.test(path)) ||
+    (!input.scriptsOnly && path === "package.json");
   const findings: ConfigFinding[] = [];
   for (const { path, before, after } of await configTexts(input, isChecked)) {
     if (path === "package.json") {
@@ -134,4 +138,13 @@ export function judgingChecks(config: Config): JudgingCheck[] {
     checks.push({ what: `the review panel's reviewer ${name}`, command: reviewer.command });
   });
   return checks;
+}
+
+/** The test commands, for the scripts they run (`sh tools/test.sh`): test configuration like the runner's. */
+export function testCommandScripts(config: Config): JudgingCheck[] {
+  const { test, testScoped } = config.quality.commands;
+  return [
+    ...(test ? [{ what: "quality.commands.test", command: test }] : []),
+    ...(testScoped ? [{ what: "quality.commands.testScoped", command: testScoped }] : []),
+  ];
 }
