@@ -17,6 +17,7 @@ export interface TestIntegrityFinding {
     | "fewer-tests"
     | "test-config-changed"
     | "check-config-changed"
+    | "check-script-changed"
     | "suppression-added";
   file: string;
   line?: number;

@@ -6,7 +6,7 @@ import { execCommand } from "./executor.js";
 import type { JudgingPrograms } from "./judging-sandbox.js";
 import { judgingSupport } from "./judging-support.js";
 import { type SessionHome, sessionHomeArgs } from "./session-home.js";
-import { gantryStateDirectory } from "./state-directory.js";
+import { gantryScratchDirectory, gantryStateDirectory } from "./state-directory.js";
 import { trustedProgram } from "./system-program.js";
 import { confine, scopeOf } from "./wrapper-scope.js";
 
@@ -66,7 +66,8 @@ export function sandboxLayout(
     ...(session ? DEPENDENCY_FOLDERS.map((name) => join(root, name)) : []),
   ];
   // gantry serve's token, device registry and nonces: an agent that read the token could answer for a person.
-  const hidden = [gantryStateDirectory(env), join(root, ".gantry", "serve")];
+  // The scratch checkouts: a session must not write into the one another worker's check is judging.
+  const hidden = [gantryStateDirectory(env), gantryScratchDirectory(env), join(root, ".gantry", "serve")];
   const present = (paths: string[]) =>
     [...new Set(paths.map((p) => resolve(p)))].filter((p) => existsSync(p));
   return {
@@ -78,7 +79,7 @@ export function sandboxLayout(
   };
 }
 
-export { gantryStateDirectory };
+export { gantryScratchDirectory, gantryStateDirectory };
 
 /**
  * The bwrap command line that runs a session in `layout`, up to and including `--`: the command
@@ -179,6 +180,7 @@ export async function decideSandbox(
   if (found.works && found.bwrap) {
     // Made now, so it is hidden even when the run writes its first key only after sessions have begun.
     mkdirSync(gantryStateDirectory(env), { recursive: true, mode: 0o700 });
+    mkdirSync(gantryScratchDirectory(env), { recursive: true, mode: 0o700 });
     mkdirSync(join(root, ".gantry", "serve"), { recursive: true, mode: 0o700 });
     const home = session?.();
     const wrapper = bwrapArgs(sandboxLayout(root, env, home), found.bwrap);

@@ -52,6 +52,7 @@ export function integrityFailure(
       `that ran before running, and leave the test command and the runner configuration as they were.`,
       `Remove the lint / type-check suppressions you added (eslint-disable, biome-ignore, @ts-ignore, noqa, ...)`,
       `and leave the lint and type-check commands and their configuration as they were.`,
+      `Leave the scripts the story checks and reviewers run as they were.`,
       `Make the story's code satisfy the tests and the checks instead. The story cannot pass while these remain.`,
     ],
   );

@@ -7,6 +7,7 @@ import { execCommand } from "../../src/process/executor.js";
 import {
   bwrapArgs,
   decideSandbox,
+  gantryScratchDirectory,
   type SandboxLayout,
   sandboxLayout,
   sandboxStatusLine,
@@ -49,6 +50,17 @@ describe("sandboxLayout and bwrapArgs", () => {
     assert.deepEqual(layout.writable, [home, "/tmp"], "only directories that exist are bound");
     assert.deepEqual(layout.readOnly, [join(root, ".git"), join(root, ".gantry"), join(home, ".gitconfig")]);
     assert.deepEqual(layout.hidden, [join(home, ".local", "state", "gantry")]);
+  });
+
+  test("hides gantry's scratch checkouts (beside its state directory) once the folder exists", () => {
+    const { root, home, env } = fixture("scratch-layout");
+    const checkouts = join(home, ".local", "state", "gantry-scratch");
+    assert.equal(gantryScratchDirectory(env), checkouts);
+    mkdirSync(checkouts);
+    const args = bwrapArgs(sandboxLayout(root, env), "bwrap");
+    const at = args.indexOf(checkouts);
+    assert.equal(args[at - 1], "--tmpfs", args.join(" "));
+    assert.ok(at > args.lastIndexOf(root), "after the tree and the writable binds, so it covers them");
   });
 
   test("orders the mounts so later ones cover earlier ones: read-only root, writable, tree, read-only, hidden", () => {
@@ -188,6 +200,33 @@ describe("a command under the sandbox (real bwrap)", { skip: skipWithoutBwrap },
     });
     assert.match(result.output, /^hidden$/m);
     assert.doesNotMatch(result.output, /secret/);
+  });
+
+  test("a scratch checkout gantry judges is out of a session's sight and reach, also with the state under /tmp", async () => {
+    const base = join(scratch, "scratch-reach");
+    const root = join(base, "project");
+    const state = join(base, "state");
+    mkdirSync(join(root, ".git"), { recursive: true });
+    const env = { PATH: process.env.PATH ?? "", HOME: join(base, "home"), XDG_STATE_HOME: state };
+    mkdirSync(env.HOME, { recursive: true });
+    const decided = await decideSandbox("bwrap", root, env);
+    assert.equal(decided.kind, "sandboxed");
+    const checkout = join(gantryScratchDirectory(env), "gantry-scratch-x");
+    mkdirSync(join(checkout, "src"), { recursive: true });
+    writeFileSync(join(checkout, "src", "app.js"), "ok\n");
+    const result = await execCommand({
+      command: [
+        `ls -A ${JSON.stringify(gantryScratchDirectory(env))} | wc -l`,
+        `echo poison > ${JSON.stringify(join(checkout, "src", "app.js"))} || echo blocked`,
+      ].join("\n"),
+      cwd: root,
+      env,
+      timeoutMs: 10_000,
+      wrapper: decided.kind === "sandboxed" ? decided.wrapper : [],
+    });
+    assert.match(result.output, /^0$/m, "the scratch folder looks empty inside");
+    assert.match(result.output, /^blocked$/m, result.output);
+    assert.equal(readFileSync(join(checkout, "src", "app.js"), "utf8"), "ok\n");
   });
 
   test("a setsid process started inside dies with the session (its PID namespace)", async () => {

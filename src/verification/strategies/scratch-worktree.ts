@@ -8,14 +8,14 @@ import {
   rmSync,
   symlinkSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { runGit } from "../../git/exec.js";
 import { addWorktree, removeWorktree } from "../../git/worktree.js";
+import { gantryScratchDirectory } from "../../process/state-directory.js";
 
 /**
- * A detached git worktree of one commit in the system temp dir, for running something against the code
- * as it was. `git worktree add` writes only under .git/worktrees: the user's index, HEAD and working tree
+ * A detached git worktree of one commit in gantry's scratch directory (hidden from every session, so no
+ * session of a `--parallel` run can write into it), for running something against the code as it was. `git worktree add` writes only under .git/worktrees: the user's index, HEAD and working tree
  * are not touched. The user's hooks are not run for it (core.hooksPath is pointed at nothing).
  */
 export interface ScratchWorktree {
@@ -43,7 +43,9 @@ export async function addScratchWorktree(projectRoot: string, commit: string): P
   const userTop = realpathSync(topRaw);
   // The folder's own name is the name of git's record of the worktree: unique, so no two workers' scratch
   // worktrees (nor a scratch worktree and a story's) ever share one.
-  const top = mkdtempSync(join(tmpdir(), "gantry-scratch-"));
+  const parent = gantryScratchDirectory();
+  mkdirSync(parent, { recursive: true, mode: 0o700 });
+  const top = mkdtempSync(join(parent, "gantry-scratch-"));
   let added = false;
   let removed = false;
   const remove = async () => {

@@ -7,6 +7,7 @@ import { familyOf, isTestFile } from "../test-conventions.js";
 import type { StoryWork } from "../workspace.js";
 import { allowingCriterion, findingKey } from "./test-integrity/allowance.js";
 import { checkConfigChanges } from "./test-integrity/check-config-files.js";
+import { checkScriptChanges, judgingChecks, testCommandScripts } from "./test-integrity/check-scripts.js";
 import { renamedOutOfCollection } from "./test-integrity/collection.js";
 import { qualityCommandsChange } from "./test-integrity/gantry-commands.js";
 import { addedMarkers, hasMarkerRules } from "./test-integrity/markers.js";
@@ -146,9 +147,16 @@ export async function judgeIntegrity(
   for (const change of await testConfigChanges({ root: run.root, base, tree, changes, testCommands })) {
     found.push({ kind: "test-config-changed", ...change });
   }
+  const testRunners = { root: run.root, base, tree, changes, checks: testCommandScripts(run.config) };
+  for (const change of await checkScriptChanges({ ...testRunners, scriptsOnly: true })) {
+    found.push({ kind: "test-config-changed", ...change });
+  }
   const configs = { root: run.root, base, tree, changes, testCommands, checkCommands };
   for (const change of await checkConfigChanges(configs)) {
     found.push({ kind: "check-config-changed", ...change });
+  }
+  for (const change of await checkScriptChanges({ ...configs, checks: judgingChecks(run.config) })) {
+    found.push({ kind: "check-script-changed", ...change });
   }
   const gantryConfig = {
     root: run.root,

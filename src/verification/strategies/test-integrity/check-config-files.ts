@@ -95,7 +95,8 @@ export async function checkConfigChanges(input: {
   );
 }
 
-function wholeFileChange(
+/** A file that counts as a whole: deleted, added, or its first changed line, as `what`. */
+export function wholeFileChange(
   path: string,
   what: string,
   before: string | undefined,
