@@ -1,16 +1,8 @@
 import { createHash } from "node:crypto";
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { ownedFolder } from "../process/owned-folder.js";
 import { gantryStateDirectory } from "../process/state-directory.js";
 import { NO_PROGRAMS, runGit } from "./exec.js";
 
@@ -51,7 +43,7 @@ export async function captureSettings(top: string, commonDir: string): Promise<G
   const parent = join(gantryStateDirectory(), "git");
   mkdirSync(parent, { recursive: true, mode: 0o700 });
   const repository = createHash("sha256").update(commonDir).digest("hex").slice(0, 16);
-  const dir = mkdtempSync(join(parent, `${repository}-${process.pid}-`));
+  const dir = ownedFolder(parent, repository);
   chmodSync(dir, 0o700);
   track(dir);
   const captured = await readOutside(top);

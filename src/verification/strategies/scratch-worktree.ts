@@ -1,16 +1,8 @@
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-} from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { runGit } from "../../git/exec.js";
 import { addWorktree, removeWorktree } from "../../git/worktree.js";
+import { ownedFolder } from "../../process/owned-folder.js";
 import { gantryScratchDirectory } from "../../process/state-directory.js";
 
 /**
@@ -45,7 +37,7 @@ export async function addScratchWorktree(projectRoot: string, commit: string): P
   // worktrees (nor a scratch worktree and a story's) ever share one.
   const parent = gantryScratchDirectory();
   mkdirSync(parent, { recursive: true, mode: 0o700 });
-  const top = mkdtempSync(join(parent, "gantry-scratch-"));
+  const top = ownedFolder(parent, "gantry-scratch");
   let added = false;
   let removed = false;
   const remove = async () => {
