@@ -2,12 +2,13 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
+import { FORCE_LAYER_VARIABLE } from "../../src/process/judging-support.js";
 import { sandboxSupport } from "../../src/process/sandbox.js";
 import { baseConfig, gantry, git, lastRun, makeProject, prdStories, story } from "./harness.js";
 
 /**
  * A Python project judged by real pytest, through the built CLI: an honest agent passes with the sandbox
- * on and off (pytest's cache and bytecode stay out of the tree); a hostile one that adds `.pytest.ini` is
+ * on (over the overlay and over a scratch copy) and off (pytest's cache and bytecode stay out of the tree); a hostile one that adds `.pytest.ini` is
  * caught by test-integrity.
  */
 
@@ -39,14 +40,23 @@ function pythonProject(sandbox: string, extra: Record<string, string> = {}, shor
 }
 
 describe("a Python project under pytest (built CLI)", () => {
-  for (const sandbox of ["bwrap", "off"]) {
-    it(`agent.sandbox "${sandbox}": an honest agent's story passes`, {
+  for (const { sandbox, layer } of [
+    { sandbox: "bwrap", layer: undefined },
+    { sandbox: "bwrap", layer: "copy" },
+    { sandbox: "off", layer: undefined },
+  ]) {
+    const name = `agent.sandbox "${sandbox}"${layer ? ", judging over a scratch copy" : ""}`;
+    it(`${name}: an honest agent's story passes`, {
       skip: sandbox === "bwrap" ? noBwrap : false,
     }, async () => {
       const root = pythonProject(sandbox);
-      const result = await gantry(root, ["run", "--feature", "f"], { timeoutMs: 400_000 });
+      const result = await gantry(root, ["run", "--feature", "f"], {
+        timeoutMs: 400_000,
+        ...(layer ? { env: { [FORCE_LAYER_VARIABLE]: layer } } : {}),
+      });
       assert.equal(result.code, 0, result.stderr + result.stdout);
       assert.equal(prdStories(root)["US-1"]?.status, "passed");
+      if (layer) assert.match(result.stderr, /judging commands run over a scratch copy/);
       const verified = lastRun(root).events.filter((e) => e.type === "verify:result");
       assert.ok(
         verified.some((e) => e.status === "PASS" && e.runner === "pytest"),
