@@ -16,7 +16,7 @@ import { execCommand } from "../../src/process/executor.js";
 import { copiesFolder, sweepCopies } from "../../src/process/judging-copy.js";
 import { type JudgingSandbox, judgingWrapper } from "../../src/process/judging-sandbox.js";
 import { FORCE_LAYER_VARIABLE, judgingSupport } from "../../src/process/judging-support.js";
-import { sandboxSupport } from "../../src/process/sandbox.js";
+import { sandboxStatusLine, sandboxSupport } from "../../src/process/sandbox.js";
 import { scopeOf } from "../../src/process/wrapper-scope.js";
 import { reapMarked } from "../chaos/harness.js";
 
@@ -177,11 +177,15 @@ describe("judgingWrapper with the copy layer: real runs", { skip }, () => {
     assert.deepEqual(await reapMarked(mark, 2000), []);
   });
 
-  test(`${FORCE_LAYER_VARIABLE}=copy makes the trial choose the copy where the overlay works too`, async () => {
+  test(`${FORCE_LAYER_VARIABLE}=copy makes the trial choose the copy where the overlay works too, and the status line says so`, async () => {
     const env = { ...process.env, [FORCE_LAYER_VARIABLE]: "copy" };
     const found = await judgingSupport(BWRAP, env);
     assert.equal(found.works && found.programs.layer, "copy");
     assert.equal(found.works && found.overlayReason, "skipped (test hook)");
+    assert.equal(
+      await sandboxStatusLine("auto", env),
+      "sandbox: bubblewrap works here; judging commands run over a scratch copy (overlayfs: skipped (test hook))",
+    );
   });
 });
 
