@@ -73,7 +73,7 @@ function hostShell(tree: string, notCopied: string[], folder: string): string {
     "trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 143' TERM",
     `command -p chmod --reference=${from} "$copy"`,
     // find looks cp up on the system's PATH, never the caller's (a session may write one of its folders).
-    `command -p env PATH="$(command -p getconf PATH)" find ${from} -mindepth 1 -maxdepth 1 ${skip} -exec cp -a --reflink=auto -t "$copy" -- {} +`,
+    `command -p env PATH="$(command -p getconf PATH)" find -H ${from} -mindepth 1 -maxdepth 1 ${skip} -exec cp -a --reflink=auto -t "$copy" -- {} +`,
     ...notCopied.map((name) => `command -p mkdir -- "$copy"/${shellQuote(name)}`),
     'for arg do shift; if [ "$arg" = ' +
       shellQuote(COPY_MARK) +

@@ -3,10 +3,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { FORCE_LAYER_VARIABLE } from "../../src/process/judging-support.js";
 import { sandboxSupport } from "../../src/process/sandbox.js";
 import { browserInstallEnded } from "../support/system-setup.js";
-import { baseConfig, gantry, git, lastRun, makeProject, prdStories, story } from "./harness.js";
+import { git } from "./harness.js";
+import { honestRun, hostileRun, languageProject, SANDBOX_VARIANTS } from "./language-project.js";
 
 /**
  * A Go module judged by real `go test -v ./...`, through the built CLI: an honest agent passes with the
@@ -49,52 +49,23 @@ func TestAdd(t *testing.T) {
 `;
 
 function goProject(sandbox: string, extra: Record<string, string> = {}, short = false): string {
-  const config = baseConfig();
-  // A hostile story fails: one tier and one rectify, so it fails soon.
-  if (short) {
-    config.execution = { ...(config.execution as object), rectify: { enabled: true, maxAttempts: 1 } };
-    config.routing = { tiers: ["fast"] };
-  }
-  config.agent = { ...(config.agent as object), sandbox };
-  // What `gantry init` proposes for a go.mod (config/detect/go.ts): -v, so each test is counted.
-  config.quality = {
-    ...(config.quality as object),
+  return languageProject({
+    sandbox,
+    // What `gantry init` proposes for a go.mod (config/detect/go.ts): -v, so each test is counted.
     commands: { test: "go test -v ./..." },
-    timeoutSeconds: 240,
-  };
-  return makeProject({
-    stories: [story("US-1")],
-    plan: { "US-1": [{ write: { "calc/add.go": ADD, "calc/add_test.go": ADD_TEST, ...extra } }] },
-    config,
     files: { "go.mod": GO_MOD, "calc/doc.go": DOC, "calc/base_test.go": BASE_TEST },
+    written: { "calc/add.go": ADD, "calc/add_test.go": ADD_TEST, ...extra },
+    short,
   });
 }
 
-const VARIANTS = [
-  { sandbox: "off", layer: undefined },
-  { sandbox: "bwrap", layer: undefined },
-  { sandbox: "bwrap", layer: "copy" },
-] as const;
-
 describe("a Go project under go test (built CLI)", { skip: noGo }, () => {
-  for (const { sandbox, layer } of VARIANTS) {
-    const name = `agent.sandbox "${sandbox}"${layer ? ", judging over a scratch copy" : ""}`;
+  for (const { sandbox, layer, name } of SANDBOX_VARIANTS) {
     it(`${name}: an honest agent's story passes`, {
       skip: sandbox === "bwrap" ? noBwrap : false,
     }, async () => {
       const root = goProject(sandbox);
-      const result = await gantry(root, ["run", "--feature", "f"], {
-        timeoutMs: 600_000,
-        ...(layer ? { env: { [FORCE_LAYER_VARIABLE]: layer } } : {}),
-      });
-      assert.equal(result.code, 0, result.stderr + result.stdout);
-      assert.equal(prdStories(root)["US-1"]?.status, "passed");
-      if (layer) assert.match(result.stderr, /judging commands run over a scratch copy/);
-      const verified = lastRun(root).events.filter((e) => e.type === "verify:result");
-      assert.ok(
-        verified.some((e) => e.status === "PASS" && e.runner === "go" && e.passCount === 2),
-        JSON.stringify(verified.map(({ rawOutputTail, ...rest }) => rest)),
-      );
+      await honestRun(root, layer, "go", 2);
       assert.equal(git(root, "show", "HEAD:calc/add.go"), ADD);
       assert.equal(existsSync(join(root, "calc", "calc.test")), false, "no test binary left in the tree");
     });
@@ -103,13 +74,7 @@ describe("a Go project under go test (built CLI)", { skip: noGo }, () => {
   it("a t.Skip the agent adds to a test: test-integrity fails the story", async () => {
     const skipped = BASE_TEST.replace("{\n\tif", '{\n\tt.Skip("later")\n\tif');
     const root = goProject("auto", { "calc/base_test.go": skipped }, true);
-    const result = await gantry(root, ["run", "--feature", "f"], { timeoutMs: 600_000 });
-    assert.equal(result.code, 1, result.stderr + result.stdout);
-    assert.notEqual(prdStories(root)["US-1"]?.status, "passed");
-    const integrity = lastRun(root).ledger.filter((e) => e.gate === "test-integrity");
-    const findings = integrity.flatMap(
-      (e) => ((e.detail ?? {}) as { findings?: { kind: string; file: string }[] }).findings ?? [],
-    );
+    const findings = await hostileRun(root);
     assert.ok(
       findings.some((f) => f.kind === "marker-added" && f.file === "calc/base_test.go"),
       JSON.stringify(findings),

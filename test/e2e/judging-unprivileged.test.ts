@@ -7,6 +7,7 @@ import { after, describe, it } from "node:test";
 import { sandboxSupport } from "../../src/process/sandbox.js";
 import { reapMarked } from "../chaos/harness.js";
 import { baseConfig, chownTree, gantry, git, lastRun, makeProject, prdStories, story } from "./harness.js";
+import { hostileNodeTest, TOTAL } from "./hostile-node-test.js";
 
 /**
  * The built CLI run as an unprivileged user (nobody, through setpriv, when this process is root), with
@@ -53,27 +54,6 @@ const scratch = mkdtempSync(join(tmpdir(), "gantry-e2e-unprivileged-"));
 chmodSync(scratch, 0o755);
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-const TOTAL = "export function total(a, b) {\n  return a + b;\n}\n";
-
-function hostileTest(mark: string): string {
-  return `import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { test } from "node:test";
-test("total adds", async () => {
-  const { total } = await import("../src/total.js");
-  assert.equal(total(2, 3), 5);
-  const attempt = (path, text) => { try { writeFileSync(path, text); return "wrote"; } catch (e) { return e.code; } };
-  console.log("WRITE-SRC:" + attempt("src/total.js", "export function total() { return 5; }\\n"));
-  console.log("WRITE-NEW:" + attempt("planted-${mark}.js", "x"));
-  console.log("WRITE-TMP:" + attempt("/tmp/planted-${mark}", "x"));
-  console.log("WRITE-HOME:" + attempt(join(process.env.HOME, ".npmrc"), "x"));
-  spawn("setsid", ["sleep", "60"], { detached: true, stdio: "ignore" }).unref();
-});
-`;
-}
-
 describe("judging commands as an unprivileged user (built CLI, node's runner)", () => {
   it('agent.sandbox "bwrap": the story passes, and what its test wrote or started does not survive', {
     skip,
@@ -84,7 +64,7 @@ describe("judging commands as an unprivileged user (built CLI, node's runner)", 
     const config = { ...baseConfig(), agent: { ...(baseConfig().agent as object), sandbox: "bwrap" } };
     const root = makeProject({
       stories: [story("US-1")],
-      plan: { "US-1": [{ write: { "src/total.js": TOTAL, "test/total.test.js": hostileTest(mark) } }] },
+      plan: { "US-1": [{ write: { "src/total.js": TOTAL, "test/total.test.js": hostileNodeTest(mark) } }] },
       config,
     });
     if (isRoot) for (const dir of [root, home]) chownTree(dir, NOBODY);
@@ -109,6 +89,7 @@ describe("judging commands as an unprivileged user (built CLI, node's runner)", 
     assert.match(said, /WRITE-SRC:wrote/, "the test ran and could write the tree it judged");
     assert.match(said, /WRITE-NEW:wrote/);
     assert.match(said, /WRITE-TMP:wrote/);
+    assert.match(said, /SEEN-STATE:\(empty\)/, "gantry's state directory is an empty folder to it");
     assert.deepEqual(left, [], "a process the test started outlived the run");
     assert.equal(
       readFileSync(join(root, "src", "total.js"), "utf8"),
