@@ -38,7 +38,7 @@ export function copiesFolder(env: NodeJS.ProcessEnv, pid = process.pid): string 
  */
 export function copyWrapper(
   base: string[],
-  paths: { tree: string; hidden: string[] },
+  paths: { tree: string; hidden: string[]; setpriv?: string | undefined },
   env: NodeJS.ProcessEnv,
 ): string[] {
   const { tree } = paths;
@@ -53,7 +53,10 @@ export function copyWrapper(
   for (const path of paths.hidden) args.push("--tmpfs", path);
   for (const [name, value] of Object.entries(CACHES)) args.push("--setenv", name, value);
   args.push(...JUDGING_ISOLATION, "--cap-drop", "ALL", "--");
-  return ["/bin/sh", "-c", hostShell(tree, notCopied, copiesFolder(env)), "gantry-judge-copy", ...args];
+  // bwrap dies with its parent, this shell; the shell with gantry (or its command helper) when setpriv can say so.
+  const dieWithGantry = paths.setpriv ? [paths.setpriv, "--pdeathsig", "KILL", "--"] : [];
+  const shell = ["/bin/sh", "-c", hostShell(tree, notCopied, copiesFolder(env)), "gantry-judge-copy"];
+  return [...dieWithGantry, ...shell, ...args];
 }
 
 /**

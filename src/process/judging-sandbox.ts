@@ -16,7 +16,9 @@ export type JudgingLayer = "overlay" | "copy";
 /** The programs a judging sandbox is made of, resolved once per run from places no session can write. */
 export type JudgingPrograms =
   /** setpriv (util-linux) drops every capability after the layers are mounted. */
-  { bwrap: string; layer: "overlay"; setpriv: string } | { bwrap: string; layer: "copy" };
+  | { bwrap: string; layer: "overlay"; setpriv: string }
+  /** setpriv, when there is one, ends the copying shell (and bwrap with it) when gantry ends. */
+  | { bwrap: string; layer: "copy"; setpriv?: string };
 
 /** How a run's judging commands are sandboxed: the programs, and the repository whose trees they judge. */
 export interface JudgingSandbox {
@@ -55,7 +57,8 @@ export function judgingWrapper(
   const hidden = hiddenPaths([target, repository], env).filter(visible);
   // Nothing it writes lands anywhere gantry judges.
   const scope = { tree: target, shielded: ["/"] };
-  if (programs.layer === "copy") return confine(copyWrapper(args, { tree: target, hidden }, env), scope);
+  if (programs.layer === "copy")
+    return confine(copyWrapper(args, { tree: target, hidden, setpriv: programs.setpriv }, env), scope);
   const layered = overlayTargets(target, home);
   layered.forEach((path, index) => {
     args.push("--ro-bind", path, `${LAYERS}/lower-${index}`);

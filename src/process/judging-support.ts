@@ -38,17 +38,18 @@ export function judgingSupport(bwrap: string, env: NodeJS.ProcessEnv = process.e
 async function decide(bwrap: string, env: NodeJS.ProcessEnv): Promise<JudgingSupport> {
   sweepCopies(env);
   let overlayReason = "skipped (test hook)";
+  const setpriv = trustedProgram("setpriv", env);
   if (env[FORCE_LAYER_VARIABLE] !== "copy") {
-    const setpriv = trustedProgram("setpriv", env);
     const overlay = setpriv
       ? await trial({ bwrap, layer: "overlay", setpriv }, env)
       : "setpriv (util-linux) not found";
-    if (overlay === undefined)
-      return { works: true, programs: { bwrap, layer: "overlay", setpriv: setpriv as string } };
-    overlayReason = overlay;
+    if (overlay === undefined && setpriv)
+      return { works: true, programs: { bwrap, layer: "overlay", setpriv } };
+    overlayReason = overlay ?? overlayReason;
   }
-  const copy = await trial({ bwrap, layer: "copy" }, env);
-  if (copy === undefined) return { works: true, programs: { bwrap, layer: "copy" }, overlayReason };
+  const programs: JudgingPrograms = { bwrap, layer: "copy", ...(setpriv ? { setpriv } : {}) };
+  const copy = await trial(programs, env);
+  if (copy === undefined) return { works: true, programs, overlayReason };
   return { works: false, reason: `overlay: ${overlayReason}; scratch copy: ${copy}` };
 }
 

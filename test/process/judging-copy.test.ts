@@ -12,13 +12,15 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import { execCommand } from "../../src/process/executor.js";
 import { copiesFolder, sweepCopies } from "../../src/process/judging-copy.js";
 import { type JudgingSandbox, judgingWrapper } from "../../src/process/judging-sandbox.js";
 import { FORCE_LAYER_VARIABLE, judgingSupport } from "../../src/process/judging-support.js";
 import { sandboxStatusLine, sandboxSupport } from "../../src/process/sandbox.js";
+import { trustedProgram } from "../../src/process/system-program.js";
 import { scopeOf } from "../../src/process/wrapper-scope.js";
-import { reapMarked } from "../chaos/harness.js";
+import { markedProcesses, reapMarked } from "../chaos/harness.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "gantry-judging-copy-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -186,6 +188,46 @@ describe("judgingWrapper with the copy layer: real runs", { skip }, () => {
       await sandboxStatusLine("auto", env),
       "sandbox: bubblewrap works here; judging commands run over a scratch copy (overlayfs: skipped (test hook))",
     );
+  });
+});
+
+describe("judgingWrapper with the copy layer: gantry killed", { skip }, () => {
+  test("with setpriv the copying shell ends with gantry, and the command with it; the next trial removes the copy", async () => {
+    const { root, env } = fixture("killed");
+    const mark = `judging-copy-killed-${process.pid}-${Date.now()}`;
+    const setpriv = trustedProgram("setpriv");
+    if (!setpriv) return void console.log("# setpriv not found: nothing to show");
+    const wrapper = judgingWrapper({ programs: { ...programs, setpriv }, repository: root }, root, env);
+    assert.deepEqual(wrapper.slice(0, 5), [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh"]);
+    // A gantry of its own: starts the command directly (no command helper), then is killed.
+    const script = join(scratch, "killed", "gantry.mjs");
+    writeFileSync(
+      script,
+      `import { spawn } from "node:child_process";
+const child = spawn(process.argv[2], [...JSON.parse(process.argv[3]), "/bin/sh", "-c", "sleep 60"], { cwd: process.argv[4], stdio: "ignore" });
+child.on("spawn", () => console.log("started"));
+setInterval(() => {}, 1000);
+`,
+    );
+    const gantry = spawn(
+      process.execPath,
+      [script, wrapper[0] as string, JSON.stringify(wrapper.slice(1)), root],
+      {
+        env: { ...env, GANTRY_CHAOS_MARKER: mark },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    await new Promise((resolve) => gantry.stdout.once("data", resolve));
+    // The copy made and the sandbox running before gantry goes.
+    const deadline = Date.now() + 10_000;
+    const running = () => markedProcesses(mark).some((p) => p.cmdline === "sleep 60");
+    while (Date.now() < deadline && !running()) await sleep(100);
+    assert.ok(running(), "the command started");
+    gantry.kill("SIGKILL");
+    await new Promise((resolve) => gantry.on("exit", resolve));
+    assert.deepEqual(await reapMarked(mark, 3000), [], "the command outlived the gantry that started it");
+    sweepCopies(env);
+    assert.equal(existsSync(copiesFolder(env, gantry.pid)), false);
   });
 });
 
