@@ -3,7 +3,7 @@
  * with min and max, next to its baseline measured in the same run, and the ratio (figure / baseline).
  * Nothing here fails on a time: the numbers are measured and printed, not asserted.
  *
- *   node --import tsx bench/run.ts [startup] [stories] [scale] [repo-size] [bus] [scoped] [parsers] [sandbox] [serve] [parallel] [cost] [--json FILE]
+ *   node --import tsx bench/run.ts [startup] [stories] [scale] [repo-size] [bus] [scoped] [parsers] [sandbox] [judging-layers] [serve] [parallel] [cost] [--json FILE]
  *
  * With no names, all of them. BENCH_MB sets the parser logs' size (default 20 here; 50 run alone).
  */
@@ -12,6 +12,7 @@ import { performance } from "node:perf_hooks";
 import { runBusBench } from "./bus.bench.js";
 import { runCostBench } from "./cost.bench.js";
 import { machine, type Row } from "./harness.js";
+import { runJudgingLayersBench } from "./judging-layers.bench.js";
 import { runParallelBench } from "./parallel.bench.js";
 import { runParserBench } from "./parsers.bench.js";
 import { runRepoSizeBench } from "./repo-size.bench.js";
@@ -36,6 +37,7 @@ const BENCHMARKS: Record<string, () => Promise<Row[]>> = {
   scoped: runScopedTestsBench,
   parsers: () => runParserBench(Number(process.env.BENCH_MB ?? 20)),
   sandbox: runSandboxBench,
+  "judging-layers": runJudgingLayersBench,
   serve: runServeBench,
   parallel: runParallelBench,
   cost: runCostBench,

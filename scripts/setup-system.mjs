@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // Installs the Debian packages some tests need (xmllint for the JUnit XSD check, Chromium for the HTML
-// report, bubblewrap for the sandboxed agent sessions) when they are missing and this machine can: root
-// with apt-get. Never fails the build: a test whose tool is still missing skips with a printed reason.
+// report, bubblewrap for the sandboxed agent sessions, Go for the Go project's end-to-end test) when they
+// are missing and this machine can: root with apt-get. Never fails the build: a test whose tool is still missing skips with a printed reason.
 // `npm test` (run-tests.mjs --prepare) starts it beside the preparation: apt-get is mostly dpkg's
 // unpacking, which a fresh machine would otherwise wait for alone. bubblewrap and xmllint come first and
 // every test waits for them (gantry's default sandbox, "auto", uses bwrap when it is there, so it must
-// not appear in the middle of a run); Chromium, the largest, comes after, and only the files that open
-// it wait for it (test/support/system-setup.ts).
+// not appear in the middle of a run); Chromium and Go, the largest, come after, and only the files that
+// use them wait for them (test/support/system-setup.ts).
 import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
@@ -14,7 +14,10 @@ const BASE = [
   { bin: "xmllint", pkg: "libxml2-utils" },
   { bin: "bwrap", pkg: "bubblewrap" },
 ];
-const BROWSER = [{ bin: "chromium", pkg: "chromium" }];
+const BROWSER = [
+  { bin: "chromium", pkg: "chromium" },
+  { bin: "go", pkg: "golang-go" },
+];
 
 const has = (bin) => spawnSync("sh", ["-c", `command -v ${bin}`], { stdio: "ignore" }).status === 0;
 

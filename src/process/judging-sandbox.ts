@@ -1,16 +1,24 @@
 import { existsSync } from "node:fs";
 import { homedir } from "node:os";
-import { delimiter, isAbsolute, join, resolve, sep } from "node:path";
+import { resolve } from "node:path";
 import { shellQuote } from "../util/shell-quote.js";
-import { gantryStateDirectory } from "./state-directory.js";
+import { hiddenPaths, inside, JUDGING_ISOLATION, judgingBase } from "./judging-binds.js";
+import { copyWrapper } from "./judging-copy.js";
 import { confine } from "./wrapper-scope.js";
 
+/**
+ * What keeps a judging command's writes from surviving it: an overlayfs layer mounted inside its
+ * namespaces, or, where the kernel refuses that mount (an unprivileged user on some kernels), a scratch
+ * copy of the tree gantry makes before and removes after (judging-copy.ts).
+ */
+export type JudgingLayer = "overlay" | "copy";
+
 /** The programs a judging sandbox is made of, resolved once per run from places no session can write. */
-export interface JudgingPrograms {
-  bwrap: string;
-  /** util-linux's setpriv: drops every capability after the layers are mounted. */
-  setpriv: string;
-}
+export type JudgingPrograms =
+  /** setpriv (util-linux) drops every capability after the layers are mounted. */
+  | { bwrap: string; layer: "overlay"; setpriv: string }
+  /** setpriv, when there is one, ends the copying shell (and bwrap with it) when gantry ends. */
+  | { bwrap: string; layer: "copy"; setpriv?: string };
 
 /** How a run's judging commands are sandboxed: the programs, and the repository whose trees they judge. */
 export interface JudgingSandbox {
@@ -34,7 +42,7 @@ const LAYERS = "/tmp/.gantry-layers";
  *   empty tmpfs mounts (ledger keys, serve token, answers, run state, the judge's git directory).
  *
  * What of the tree, the repository and PATH lies under /tmp is bound back read-only over the fresh one
- * (a scratch checkout links the repository's `node_modules`), so the command finds them as before.
+ * (judging-binds.ts). With the `copy` layer, the tree is a scratch copy instead (judging-copy.ts).
  */
 export function judgingWrapper(
   sandbox: JudgingSandbox,
@@ -45,14 +53,13 @@ export function judgingWrapper(
   const repository = resolve(sandbox.repository);
   const target = resolve(tree);
   const home = resolve(env.HOME || homedir());
+  const { args, visible } = judgingBase(programs.bwrap, { tree: target, repository, home }, env);
+  const hidden = hiddenPaths([target, repository], env).filter(visible);
+  // Nothing it writes lands anywhere gantry judges.
+  const scope = { tree: target, shielded: ["/"] };
+  if (programs.layer === "copy")
+    return confine(copyWrapper(args, { tree: target, hidden, setpriv: programs.setpriv }, env), scope);
   const layered = overlayTargets(target, home);
-  const args = [programs.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  const backUnderTmp = [...new Set([repository, target, home, ...pathEntries(env)])].filter(
-    (path) => inside(path, "/tmp") && existsSync(path),
-  );
-  for (const path of backUnderTmp) args.push("--ro-bind", path, path);
-  // What lies in /tmp and was not bound back is gone already: nothing to hide there.
-  const visible = (path: string) => !inside(path, "/tmp") || backUnderTmp.some((back) => inside(path, back));
   layered.forEach((path, index) => {
     args.push("--ro-bind", path, `${LAYERS}/lower-${index}`);
   });
@@ -60,19 +67,16 @@ export function judgingWrapper(
     "--setenv",
     "TMPDIR",
     "/tmp",
-    "--unshare-user",
-    "--unshare-pid",
-    "--die-with-parent",
+    ...JUDGING_ISOLATION,
     "--cap-add",
     "CAP_SYS_ADMIN",
     "--",
     "/bin/sh",
     "-c",
-    prelude(layered, hiddenPaths([target, repository], env).filter(visible), programs.setpriv),
+    prelude(layered, hidden, programs.setpriv),
     "gantry-judge",
   );
-  // Nothing it writes lands anywhere gantry judges.
-  return confine(args, { tree: target, shielded: ["/"] });
+  return confine(args, scope);
 }
 
 /** The home (when it exists and is not `/`) and the tree, the outer one first so the tree's layer is on top. */
@@ -81,12 +85,6 @@ function overlayTargets(tree: string, home: string): string[] {
   if (home !== "/" && existsSync(home) && !inside(home, tree)) targets.push(home);
   targets.push(tree);
   return targets;
-}
-
-/** gantry's state and the tree's `.gantry/`: covered again after the layers, which would show them. */
-function hiddenPaths(trees: string[], env: NodeJS.ProcessEnv): string[] {
-  const paths = [gantryStateDirectory(env), ...trees.map((tree) => join(tree, ".gantry"))];
-  return [...new Set(paths)].filter((path) => existsSync(path));
 }
 
 /**
@@ -111,15 +109,4 @@ function prelude(layered: string[], hidden: string[], setpriv: string): string {
     `exec ${shellQuote(setpriv)} --bounding-set=-all --inh-caps=-all --ambient-caps=-all --no-new-privs -- "$@"`,
   );
   return lines.join("\n");
-}
-
-function pathEntries(env: NodeJS.ProcessEnv): string[] {
-  return (env.PATH ?? "")
-    .split(delimiter)
-    .filter((dir) => dir && isAbsolute(dir))
-    .map((dir) => resolve(dir));
-}
-
-function inside(path: string, folder: string): boolean {
-  return path === folder || path.startsWith(folder.endsWith(sep) ? folder : `${folder}${sep}`);
 }

@@ -155,7 +155,8 @@ async function trial(env: NodeJS.ProcessEnv): Promise<SandboxSupport> {
 export type SandboxDecision =
   /**
    * Sessions run under this wrapper (bwrap's command line, up to `--`); judging commands under
-   * judging-sandbox.ts's with `judging`, or unsandboxed with `judgingWarning` said once when that cannot work here.
+   * judging-sandbox.ts's with `judging` (`judgingWarning` said once when over a scratch copy), or
+   * unsandboxed with `judgingWarning` said once when that cannot work here.
    */
   | {
       kind: "sandboxed";
@@ -186,7 +187,10 @@ export async function decideSandbox(
     const wrapper = bwrapArgs(sandboxLayout(root, env, home), found.bwrap);
     const judging = await judgingSupport(found.bwrap, env);
     const made = { kind: "sandboxed" as const, wrapper, ...(home ? { session: home } : {}) };
-    if (judging.works) return { ...made, judging: judging.programs };
+    if (judging.works) {
+      const note = judging.overlayReason && copyNote(judging.overlayReason);
+      return { ...made, judging: judging.programs, ...(note ? { judgingWarning: note } : {}) };
+    }
     // Required means for everything that runs the agent's code, its tests as much as its sessions.
     if (mode === "bwrap")
       return { kind: "unavailable", reason: `judging commands cannot be sandboxed here: ${judging.reason}` };
@@ -204,6 +208,10 @@ export async function decideSandbox(
   };
 }
 
+function copyNote(overlayReason: string): string {
+  return `gantry: judging commands run over a scratch copy of the tree (overlayfs: ${overlayReason})`;
+}
+
 /** One line for `gantry agents` and `gantry init`. */
 export async function sandboxStatusLine(
   mode: SandboxMode,
@@ -211,8 +219,12 @@ export async function sandboxStatusLine(
 ): Promise<string> {
   const found = await sandboxSupport(env);
   if (found.works) {
-    return mode === "off"
-      ? `sandbox: bubblewrap works here, but agent.sandbox is "off"`
+    if (mode === "off") return `sandbox: bubblewrap works here, but agent.sandbox is "off"`;
+    const judging = await judgingSupport(found.bwrap as string, env);
+    if (!judging.works)
+      return `sandbox: bubblewrap works here; judging commands run unsandboxed (${judging.reason})`;
+    return judging.overlayReason
+      ? `sandbox: bubblewrap works here; judging commands run over a scratch copy (overlayfs: ${judging.overlayReason})`
       : "sandbox: bubblewrap works here";
   }
   const then =

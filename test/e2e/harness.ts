@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import {
+  chownSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -7,6 +8,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -202,14 +204,18 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI as a user would. */
+/** Runs the built CLI as a user would; `prefix` goes before node (`setpriv --reuid=...` to run as another user). */
 export function gantry(
   root: string,
   args: string[],
-  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number } = {},
+  options: { env?: NodeJS.ProcessEnv; timeoutMs?: number; prefix?: string[] } = {},
 ): Promise<CliResult> {
   return new Promise((resolvePromise) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const [bin, ...rest] = [...(options.prefix ?? []), process.execPath, CLI, ...args] as [
+      string,
+      ...string[],
+    ];
+    const child = spawn(bin, rest, {
       cwd: root,
       env: cliEnvironment(options.env),
       stdio: ["ignore", "pipe", "pipe"],
@@ -277,4 +283,15 @@ export function lastRun(root: string): {
 
 export function copyFixture(from: string, to: string): void {
   cpSync(from, to, { recursive: true });
+}
+
+/** Gives `path` and everything under it (symbolic links not followed) to the user and group `id`. */
+export function chownTree(path: string, id: number): void {
+  chownSync(path, id, id);
+  if (!statSync(path).isDirectory()) return;
+  for (const name of readdirSync(path)) {
+    const child = join(path, name);
+    if (statSync(child, { throwIfNoEntry: false })?.isSymbolicLink()) continue;
+    chownTree(child, id);
+  }
 }

@@ -6,6 +6,7 @@ import { after, describe, it } from "node:test";
 import { sandboxSupport } from "../../src/process/sandbox.js";
 import { reapMarked } from "../chaos/harness.js";
 import { baseConfig, gantry, git, lastRun, makeProject, prdStories, story } from "./harness.js";
+import { hostileNodeTest, TOTAL } from "./hostile-node-test.js";
 
 /**
  * The agent's own test, run by gantry as a judging command, through the built CLI with node's runner: it
@@ -21,30 +22,6 @@ if (noBwrap) console.log(`# skipping: ${noBwrap}`);
 const scratch = mkdtempSync(join(tmpdir(), "gantry-e2e-hostile-judging-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
-const TOTAL = "export function total(a, b) {\n  return a + b;\n}\n";
-
-function hostileTest(mark: string): string {
-  return `import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { test } from "node:test";
-test("total adds", async () => {
-  const { total } = await import("../src/total.js");
-  assert.equal(total(2, 3), 5);
-  const seen = (dir) => { try { return readdirSync(dir).join(",") || "(empty)"; } catch (e) { return e.code; } };
-  const attempt = (path, text) => { try { writeFileSync(path, text); return "wrote"; } catch (e) { return e.code; } };
-  console.log("SEEN-STATE:" + seen(join(process.env.XDG_STATE_HOME, "gantry")));
-  console.log("SEEN-GANTRY:" + seen(".gantry"));
-  console.log("WRITE-SRC:" + attempt("src/total.js", "export function total() { return 5; }\\n"));
-  console.log("WRITE-CONFIG:" + attempt(".gantry/config.json", "{}"));
-  console.log("WRITE-HOME:" + attempt(join(process.env.HOME, ".npmrc"), "node-options=--require=/tmp/x.cjs\\n"));
-  console.log("WRITE-TMP:" + attempt("/tmp/planted-${mark}", "x"));
-  spawn("setsid", ["sleep", "60"], { detached: true, stdio: "ignore" }).unref();
-});
-`;
-}
-
 describe("the agent's tests run as judging commands (built CLI, node's runner)", () => {
   it('agent.sandbox "bwrap": what the test wrote, planted or started does not survive it, and it sees no gantry state', {
     skip: noBwrap,
@@ -57,7 +34,7 @@ describe("the agent's tests run as judging commands (built CLI, node's runner)",
     const config = { ...baseConfig(), agent: { ...(baseConfig().agent as object), sandbox: "bwrap" } };
     const root = makeProject({
       stories: [story("US-1")],
-      plan: { "US-1": [{ write: { "src/total.js": TOTAL, "test/total.test.js": hostileTest(mark) } }] },
+      plan: { "US-1": [{ write: { "src/total.js": TOTAL, "test/total.test.js": hostileNodeTest(mark) } }] },
       config,
     });
     const configBefore = readFileSync(join(root, ".gantry", "config.json"), "utf8");

@@ -3,12 +3,13 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { sandboxSupport } from "../../src/process/sandbox.js";
-import { baseConfig, gantry, git, lastRun, makeProject, prdStories, story } from "./harness.js";
+import { git } from "./harness.js";
+import { honestRun, hostileRun, languageProject, SANDBOX_VARIANTS } from "./language-project.js";
 
 /**
  * A Python project judged by real pytest, through the built CLI: an honest agent passes with the sandbox
- * on and off (pytest's cache and bytecode stay out of the tree); a hostile one that adds `.pytest.ini` is
- * caught by test-integrity.
+ * on (over the overlay and over a scratch copy) and off, pytest's cache and bytecode staying out of the
+ * tree; a hostile one that adds `.pytest.ini` is caught by test-integrity.
  */
 
 const support = await sandboxSupport();
@@ -19,39 +20,22 @@ const CALC_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 
 const BASE_TEST = "def test_base():\n    assert 1 + 1 == 2\n";
 
 function pythonProject(sandbox: string, extra: Record<string, string> = {}, short = false): string {
-  const config = baseConfig();
-  // A hostile story fails: one tier and one rectify, so it fails soon.
-  if (short) {
-    config.execution = { ...(config.execution as object), rectify: { enabled: true, maxAttempts: 1 } };
-    config.routing = { tiers: ["fast"] };
-  }
-  config.agent = { ...(config.agent as object), sandbox };
-  config.quality = {
-    ...(config.quality as object),
+  return languageProject({
+    sandbox,
     commands: { test: "python3 -m pytest tests", testScoped: "python3 -m pytest {{files}}" },
-  };
-  return makeProject({
-    stories: [story("US-1")],
-    plan: { "US-1": [{ write: { "calc.py": CALC, "tests/test_calc.py": CALC_TEST, ...extra } }] },
-    config,
     files: { "tests/test_base.py": BASE_TEST },
+    written: { "calc.py": CALC, "tests/test_calc.py": CALC_TEST, ...extra },
+    short,
   });
 }
 
 describe("a Python project under pytest (built CLI)", () => {
-  for (const sandbox of ["bwrap", "off"]) {
-    it(`agent.sandbox "${sandbox}": an honest agent's story passes`, {
+  for (const { sandbox, layer, name } of SANDBOX_VARIANTS) {
+    it(`${name}: an honest agent's story passes`, {
       skip: sandbox === "bwrap" ? noBwrap : false,
     }, async () => {
       const root = pythonProject(sandbox);
-      const result = await gantry(root, ["run", "--feature", "f"], { timeoutMs: 400_000 });
-      assert.equal(result.code, 0, result.stderr + result.stdout);
-      assert.equal(prdStories(root)["US-1"]?.status, "passed");
-      const verified = lastRun(root).events.filter((e) => e.type === "verify:result");
-      assert.ok(
-        verified.some((e) => e.status === "PASS" && e.runner === "pytest"),
-        JSON.stringify(verified),
-      );
+      await honestRun(root, layer, "pytest");
       assert.equal(existsSync(join(root, "__pycache__")), false, "no bytecode written into the tree");
       if (sandbox === "bwrap")
         assert.equal(existsSync(join(root, ".pytest_cache")), false, "pytest's cache stayed in the layer");
@@ -61,13 +45,7 @@ describe("a Python project under pytest (built CLI)", () => {
 
   it("a .pytest.ini the agent adds is test configuration: test-integrity fails the story", async () => {
     const root = pythonProject("auto", { ".pytest.ini": "[pytest]\naddopts = -p no:randomly\n" }, true);
-    const result = await gantry(root, ["run", "--feature", "f"], { timeoutMs: 400_000 });
-    assert.equal(result.code, 1, result.stderr + result.stdout);
-    assert.notEqual(prdStories(root)["US-1"]?.status, "passed");
-    const integrity = lastRun(root).ledger.filter((e) => e.gate === "test-integrity");
-    const findings = integrity.flatMap(
-      (e) => ((e.detail ?? {}) as { findings?: { kind: string; file: string }[] }).findings ?? [],
-    );
+    const findings = await hostileRun(root);
     assert.ok(
       findings.some((f) => f.kind === "test-config-changed" && f.file === ".pytest.ini"),
       JSON.stringify(findings),

@@ -5,9 +5,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 const LONGEST_INSTALL_MS = 36 * 60_000;
 
 /**
- * Resolves once Chromium's install has ended, when `npm test` started it beside the tests: run-tests.mjs
- * then names in TESTS_BROWSER_READY a file it writes when apt-get is done (installed or not). A file
- * that opens Chromium waits here rather than looking for the browser while dpkg is still unpacking it.
+ * Resolves once the late installs (Chromium, Go) have ended, when `npm test` started them beside the
+ * tests: run-tests.mjs then names in TESTS_BROWSER_READY a file it writes when apt-get is done (installed
+ * or not). A file that opens Chromium or runs Go waits here rather than looking for it while dpkg is
+ * still unpacking it.
  */
 export async function browserInstallEnded(): Promise<void> {
   const marker = process.env.TESTS_BROWSER_READY;

@@ -3,20 +3,21 @@
  * scripted model server: as root or as an unprivileged user, with gantry's sandbox on or off.
  */
 import { execFile, spawnSync } from "node:child_process";
-import {
-  chownSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-} from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { sandboxSupport } from "../../../src/process/sandbox.js";
-import { baseConfig, CLI, git, makeProject, REPO, readJsonl, runDirs, story } from "../../e2e/harness.js";
+import {
+  baseConfig,
+  CLI,
+  chownTree,
+  git,
+  makeProject,
+  REPO,
+  readJsonl,
+  runDirs,
+  story,
+} from "../../e2e/harness.js";
 import { CART } from "../model-server/script.js";
 import type { Fault, ModelServer, Recorded } from "../model-server/server.js";
 import { FOREIGN, PROVIDER, pointAt, type RealCli } from "./providers.js";
@@ -72,11 +73,9 @@ export async function runRealCli(cli: RealCli, server: ModelServer, mode: Mode):
   mkdirSync(HOMES, { recursive: true });
   const home = mkdtempSync(join(HOMES, `${cli}-`));
   const config = baseConfig();
-  // As an unprivileged user the session sandbox works here but the judging sandbox's overlay mount does not
-  // (the kernel refuses an unprivileged overlayfs on this machine): "auto" keeps the session in bwrap and
-  // judges without the layer, with its warning; "bwrap" would refuse to run at all.
-  const sandbox = mode.sandbox === "bwrap" && mode.user === "nobody" && isRoot ? "auto" : mode.sandbox;
-  config.agent = { default: cli, sandbox, timeoutSeconds: 300 };
+  // As an unprivileged user the kernel here refuses the judging sandbox's overlay: judging commands run
+  // over a scratch copy of the tree instead (judging-copy.ts), so "bwrap" runs as it does for root.
+  config.agent = { default: cli, sandbox: mode.sandbox, timeoutSeconds: 300 };
   const root = makeProject({
     stories: [
       story("US-1", {
@@ -125,16 +124,6 @@ export async function runRealCli(cli: RealCli, server: ModelServer, mode: Mode):
 export function cleanUp(run: RealRun): void {
   rmSync(run.root, { recursive: true, force: true });
   rmSync(run.home, { recursive: true, force: true });
-}
-
-function chownTree(path: string, id: number): void {
-  chownSync(path, id, id);
-  if (!statSync(path).isDirectory()) return;
-  for (const name of readdirSync(path)) {
-    const child = join(path, name);
-    if (statSync(child, { throwIfNoEntry: false })?.isSymbolicLink()) continue;
-    chownTree(child, id);
-  }
 }
 
 const execFileAsync = promisify(execFile);
