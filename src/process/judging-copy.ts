@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { shellQuote } from "../util/shell-quote.js";
 import { DEPENDENCY_FOLDERS } from "./dependency-folders.js";
 import { JUDGING_ISOLATION } from "./judging-binds.js";
+import { processAlive } from "./owned-folder.js";
 import { gantryStateDirectory } from "./state-directory.js";
 
 /** The argument the host shell replaces with the copy's folder, made only when the command starts. */
@@ -97,16 +98,8 @@ export function sweepCopies(env: NodeJS.ProcessEnv): void {
     return;
   }
   for (const pid of pids) {
-    if (/^\d+$/.test(pid) && !alive(Number(pid))) rmSync(join(parent, pid), { recursive: true, force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    if (/^\d+$/.test(pid) && !processAlive(Number(pid)))
+      rmSync(join(parent, pid), { recursive: true, force: true });
   }
 }
 

@@ -24,17 +24,17 @@ function sweepOrphans(parent: string, prefix: string): void {
     const match = OWNED.exec(name);
     if (!match || match[1] !== prefix) continue;
     const pid = Number(match[2]);
-    if (pid === process.pid || alive(pid)) continue;
+    if (pid === process.pid || processAlive(pid)) continue;
     rmSync(join(parent, name), { recursive: true, force: true });
   }
 }
 
-function alive(pid: number): boolean {
+/** Whether a process holds `pid` (one of another user's counts: EPERM). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    // EPERM: a process of another user holds the pid, so it is alive.
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
