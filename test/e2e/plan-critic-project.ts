@@ -11,6 +11,7 @@ export const RULES =
   "# Rules\n\n- R-1 binding: every public function has a test\n- R-2 proposed: stories stay small\n";
 export const SPEC =
   "# cart\n\n## Goal\n\nShoppers see their cart's total.\n\n## Constraints\n\nPrices are integers in cents.\n";
+export const CART_JS = "export const total = (cart) => cart.reduce((a, b) => a + b, 0);\n";
 export const CART_TEST =
   'import { test } from "node:test";\n\ntest("total of an empty cart is 0", () => {});\n';
 export const US1 = {
@@ -79,7 +80,7 @@ export function project(script: Script): { root: string; log: string; prd: strin
     files: {
       ".gantry/rules.md": RULES,
       ".gantry/features/cart/spec.md": SPEC,
-      "src/cart.js": "export const total = (cart) => cart.reduce((a, b) => a + b, 0);\n",
+      "src/cart.js": CART_JS,
       "test/cart.test.js": CART_TEST,
     },
   });

@@ -4,31 +4,11 @@
  * tree (its session is read-only: the write must be refused) and then writes its objection, and the
  * planner's reply turn writes its replies. Each turn is told apart by its prompt's first line.
  */
+import { BINDING, US1, US2 } from "../../../e2e/plan-critic-project.js";
 import type { Script } from "../../model-server/script.js";
 
-export const FEATURE = "f";
-export const RULES =
-  "# Rules\n\n- R-1 binding: every public function has a test\n- R-2 proposed: stories stay small\n";
-export const SPEC =
-  "# cart\n\n## Goal\n\nShoppers see their cart's total.\n\n## Constraints\n\nPrices are integers in cents.\n";
-export const CART_SOURCE = "export const total = (cart) => cart.reduce((a, b) => a + b, 0);\n";
 /** The file the critic tries to write in the tree. */
 export const CRITIC_PROBE = "src/critic-was-here.js";
-
-const US1 = { id: "US-1", title: "Cart total", acceptanceCriteria: ["total() of an empty cart returns 0"] };
-const US2 = {
-  id: "US-2",
-  title: "Test total",
-  acceptanceCriteria: ["node --test test/cart.test.js exits 0"],
-};
-/** The critic's objection: it cites the binding rule and a proposed story, so it blocks unless answered. */
-export const BINDING = {
-  id: "OBJ-1",
-  lens: "feasibility",
-  claim: "US-1 ships total() without a test",
-  rule: "R-1",
-  anchors: [{ kind: "story", story: "US-1" }],
-};
 
 export const ACCEPT = {
   replies: [{ objection: "OBJ-1", reply: "accept", anchors: [{ kind: "story", story: "US-2" }] }],

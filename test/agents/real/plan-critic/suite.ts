@@ -9,21 +9,16 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { LedgerEntry } from "../../../../src/model/ledger.js";
 import { baseConfig, CLI, makeProject, readJsonl } from "../../../e2e/harness.js";
+import { CART_JS, RULES, SPEC } from "../../../e2e/plan-critic-project.js";
 import type { Script } from "../../model-server/script.js";
 import { type ModelServer, type Recorded, startModelServer } from "../../model-server/server.js";
 import { toolResults } from "../../model-server/tool-results.js";
 import { cliHome, isRoot, type Mode, runBounded, unavailable } from "../harness.js";
 import { PROVIDER, type RealCli } from "../providers.js";
-import {
-  ACCEPT,
-  CART_SOURCE,
-  CRITIC_PROBE,
-  FEATURE,
-  planRound,
-  REBUT_BY_INFERENCE,
-  RULES,
-  SPEC,
-} from "./script.js";
+import { ACCEPT, CRITIC_PROBE, planRound, REBUT_BY_INFERENCE } from "./script.js";
+
+/** The feature the e2e project holds (`f`), planned here from the critic project's spec. */
+const FEATURE = "f";
 
 interface PlanRun {
   code: number | null;
@@ -59,7 +54,7 @@ async function planWith(cli: RealCli, server: ModelServer, script: Script): Prom
     files: {
       ".gantry/rules.md": RULES,
       [`.gantry/features/${FEATURE}/spec.md`]: SPEC,
-      "src/cart.js": CART_SOURCE,
+      "src/cart.js": CART_JS,
     },
   });
   const prdBefore = readFileSync(prdPath(root));
@@ -113,7 +108,8 @@ export function planCriticSuite(cli: RealCli): void {
       const critique = JSON.parse(readFileSync(join(featureDir(run.root), "plan-critique.json"), "utf8"));
       assert.equal(critique.verdict, "pass");
       assert.equal(critique.objections[0].outcome, "answered");
-      assert.deepEqual(critique.objections[0].anchors, ["story US-1"]);
+      assert.deepEqual(critique.objections[0].anchors, ["src/cart.js:1", "story US-1"]);
+      assert.deepEqual(critique.objections[0].unresolved, [], "the critic's anchors resolve");
       assert.deepEqual(critique.objections[0].reply, { reply: "accept", anchors: ["story US-2"] });
       assert.deepEqual(
         planLedger(run.root).map((e) => [e.gate, e.verdict]),
