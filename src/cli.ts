@@ -213,8 +213,8 @@ devices
 
 const ledger = program
   .command("ledger")
-  .description("list a run's gate verdicts (the newest run unless --run names one)")
-  .option("--run <id>", "a run id under .gantry/runs/")
+  .description("list a run's or a plan's gate verdicts (the newest unless --run names one)")
+  .option("--run <id>", "a run id under .gantry/runs/, or a plan's id (plan-…)")
   .option("--dir <path>", "the project root (default: .)")
   .option("--json", "the entries as a JSON array, on stdout")
   .action(async (options) => exit(await (await import("./cli/ledger.js")).ledgerCommand(options)));

@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { Config } from "../config/schema.js";
 import { oneLine } from "../util/text.js";
 import type { AgentAdapter } from "./adapter.js";
@@ -12,8 +13,10 @@ const AUTH_EXIT = 41;
  * Gemini CLI in headless mode: `gemini --output-format json --model M --approval-mode yolo --skip-trust`, the
  * prompt on standard input (a non-TTY stdin is headless mode). `--skip-trust` trusts the session's folder for
  * that session: every worktree is a new folder, and in an untrusted one yolo falls back to "default" and the
- * session exits 55. The JSON document carries `response`, per-model token `stats` and, on failure, `error`;
- * Gemini reports no cost. See docs/agents.md.
+ * session exits 55. Its file tools refuse a path outside the workspace, so a session with an answer file (plan,
+ * critic, research: outside the tree) adds that file's folder with `--include-directories`. The JSON document
+ * carries `response`, per-model token `stats` and, on failure, `error`; Gemini reports no cost. See
+ * docs/agents.md.
  */
 export const geminiSpec: CliSpec = {
   name: "gemini",
@@ -28,6 +31,7 @@ export const geminiSpec: CliSpec = {
     "--approval-mode",
     "yolo",
     "--skip-trust",
+    ...(request.outputFile ? ["--include-directories", dirname(request.outputFile)] : []),
   ],
   authHelp:
     'set GEMINI_API_KEY (with GOOGLE_GEMINI_BASE_URL, also security.auth.selectedType "gemini-api-key" in ~/.gemini/settings.json), or log in by running `gemini` once',

@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { Config } from "../config/schema.js";
 import type { AgentAdapter } from "./adapter.js";
 import { type CliSpec, createCliAdapter, type ModelUsage, type ParsedSession } from "./cli-adapter.js";
@@ -6,7 +7,9 @@ import { jsonLines, num, obj, str } from "./output.js";
 /**
  * OpenCode: `opencode run --format json --model provider/model`, the prompt on standard input (piped stdin
  * is the message). JSON events: `text` parts make the final message, each `step_finish` part carries that
- * step's `tokens` and `cost`. See docs/agents.md.
+ * step's `tokens` and `cost`. OpenCode asks before a tool touches a path outside the project, and a run
+ * cannot answer: a session with an answer file (plan, critic, research: outside the tree) is allowed that
+ * file's folder through OPENCODE_PERMISSION. See docs/agents.md.
  */
 export const opencodeSpec: CliSpec = {
   name: "opencode",
@@ -18,6 +21,14 @@ export const opencodeSpec: CliSpec = {
   },
   promptOnStdin: true,
   args: (request) => ["run", "--format", "json", "--model", request.model],
+  env: (request): Record<string, string> =>
+    request.outputFile
+      ? {
+          OPENCODE_PERMISSION: JSON.stringify({
+            external_directory: { [`${dirname(request.outputFile)}/**`]: "allow" },
+          }),
+        }
+      : {},
   authHelp: "run `opencode auth login`, or set the provider's API key (ANTHROPIC_API_KEY for anthropic/...)",
   parse(output): ParsedSession {
     let finalMessage: string | undefined;

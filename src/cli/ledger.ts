@@ -4,6 +4,13 @@ import { committedMandatoryGates } from "../ledger/committed-gates.js";
 import { describeGate, gateStates, shortHash } from "../ledger/gate-rule.js";
 import { keyFile, readLedgerKey } from "../ledger/key.js";
 import {
+  byStart,
+  describePlan,
+  latestPlanVerdicts,
+  planRuns,
+  readPlanLedgers,
+} from "../ledger/plan-ledgers.js";
+import {
   byTime,
   forgedNotes,
   listRuns,
@@ -18,20 +25,25 @@ import type { Judged } from "../model/ledger.js";
 import { formatLedgerTable } from "./ledger-table.js";
 import { projectRoot } from "./project.js";
 
-/** `gantry ledger`: the gate verdicts of one run (the newest unless --run names one). */
+/**
+ * `gantry ledger`: the gate verdicts of one run, or of one `gantry plan` (its `plan-critique` line, from the
+ * feature's plan ledger): the newest unless --run names one.
+ */
 export async function ledgerCommand(options: {
   dir?: string;
   run?: string;
   json?: boolean;
 }): Promise<number> {
   const root = projectRoot(options.dir);
-  const runs = listRuns(root);
+  const key = readLedgerKey(root);
+  const plans = planRuns(readPlanLedgers(root, key?.key));
+  const runs = byStart([...listRuns(root), ...plans.map((plan) => plan.runId)]);
   if (options.run !== undefined && !runs.includes(options.run)) {
     const newest = runs.at(-1);
     throw new InputError(
       "--run",
       "",
-      `no run ${JSON.stringify(options.run)} under ${RUNS_DIR}/${newest ? ` (newest: ${newest})` : ""}`,
+      `no run ${JSON.stringify(options.run)} under ${RUNS_DIR}/ and no plan of that id${newest ? ` (newest: ${newest})` : ""}`,
       "GANTRY_E_NOT_FOUND",
     );
   }
@@ -41,8 +53,8 @@ export async function ledgerCommand(options: {
     else process.stdout.write(`no runs under ${RUNS_DIR}/ yet; \`gantry run\` records gate verdicts there\n`);
     return 0;
   }
-  const key = readLedgerKey(root);
-  const ledger = readRunLedger(root, runId, key?.key);
+  const plan = plans.find((p) => p.runId === runId);
+  const ledger = plan ?? readRunLedger(root, runId, key?.key);
   for (const note of macNotes(root, [ledger], key !== undefined)) process.stderr.write(`${note}\n`);
   if (options.json) {
     process.stdout.write(`${JSON.stringify(ledger.entries)}\n`);
@@ -51,7 +63,8 @@ export async function ledgerCommand(options: {
   const feature = ledger.all[0]?.feature;
   const count = `${ledger.entries.length} verdict${ledger.entries.length === 1 ? "" : "s"}`;
   const forged = ledger.forged.length > 0 ? ` (and ${ledger.forged.length} without a valid MAC, marked)` : "";
-  process.stdout.write(`run ${runId}${feature ? ` (feature ${feature})` : ""}: ${count}${forged}\n`);
+  const what = plan ? `plan ${runId} in ${plan.file}` : `run ${runId}`;
+  process.stdout.write(`${what}${feature ? ` (feature ${feature})` : ""}: ${count}${forged}\n`);
   if (ledger.all.length > 0) process.stdout.write(formatLedgerTable(ledger.all, new Set(ledger.forged)));
   return 0;
 }
@@ -72,8 +85,13 @@ export async function ledgerCheckCommand(options: {
   const judged = await judgeWorkingTree(root);
   const { mandatory, source } = await committedMandatoryGates(root);
   const key = readLedgerKey(root);
-  const ledgers = readRunLedgers(root, key?.key);
+  const runLedgers = readRunLedgers(root, key?.key);
+  // The plans' ledgers are read by the same MAC rule; plan-critique is never a mandatory gate (it judges a
+  // plan, not a tree to commit), so their verdicts are reported beside the gates, not counted among them.
+  const planLedgers = readPlanLedgers(root, key?.key);
+  const ledgers = [...runLedgers, ...planLedgers];
   for (const note of macNotes(root, ledgers, key !== undefined)) process.stderr.write(`${note}\n`);
+  const plans = latestPlanVerdicts(planLedgers, options.feature);
   let entries = byTime(ledgers);
   if (options.feature !== undefined) entries = entries.filter((entry) => entry.feature === options.feature);
   const states = gateStates(entries, judged.tree, mandatory);
@@ -90,14 +108,14 @@ export async function ledgerCheckCommand(options: {
       message: describeGate(state),
     }));
     const unverified = ledgers.reduce((sum, ledger) => sum + ledger.forged.length, 0);
-    const report = { ok, tree: judged.tree, sha: judged.sha, mandatory, gatesFrom: source, gates };
+    const report = { ok, tree: judged.tree, sha: judged.sha, mandatory, gatesFrom: source, gates, plans };
     const full = { ...report, key: key !== undefined, unverified };
     if (options.onJson) options.onJson(full);
     else process.stdout.write(`${JSON.stringify(full)}\n`);
     return ok ? EXIT.ok : EXIT.failed;
   }
   const tree = `tree ${shortHash(judged.tree)}`;
-  const from = `  mandatory gates from ${source}\n`;
+  const from = `  mandatory gates from ${source}\n${plans.map((plan) => `  ${describePlan(plan)}\n`).join("")}`;
   if (mandatory.length === 0) {
     process.stdout.write(
       `gantry ledger check: no mandatory gates configured (gates.mandatory is empty)\n${from}`,
@@ -111,7 +129,7 @@ export async function ledgerCheckCommand(options: {
     return 0;
   }
   const unmet = states.filter((state) => !state.ok);
-  const none = ledgers.length === 0 ? `; no runs under ${RUNS_DIR}/` : "";
+  const none = runLedgers.length === 0 ? `; no runs under ${RUNS_DIR}/` : "";
   process.stdout.write(
     `gantry ledger check: ${unmet.length} of ${mandatory.length} mandatory gates not passed on ${tree}${none}\n`,
   );

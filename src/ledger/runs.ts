@@ -36,7 +36,16 @@ export function listRuns(root: string): string[] {
  * (this machine never wrote a ledger for the repository) no entry can be verified: all are `forged`.
  */
 export function readRunLedger(root: string, runId: string, key: Buffer | undefined): RunLedger {
-  const file = `${RUNS_DIR}/${runId}/${LEDGER_FILE}`;
+  return readLedgerFile(root, `${RUNS_DIR}/${runId}/${LEDGER_FILE}`, runId, key);
+}
+
+/** One ledger file (`file` relative to the root), its lines split into verified and not by `key`. */
+export function readLedgerFile(
+  root: string,
+  file: string,
+  runId: string,
+  key: Buffer | undefined,
+): RunLedger {
   const reader = new LedgerReader(join(root, file));
   const entries: LedgerEntry[] = [];
   const forged: LedgerEntry[] = [];

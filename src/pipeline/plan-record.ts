@@ -3,12 +3,10 @@ import { join } from "node:path";
 import { LEDGER_FILE, RUN_SCOPE } from "../ledger/entry.js";
 import { ledgerKey } from "../ledger/key.js";
 import { signEntry } from "../ledger/mac.js";
+import { PLAN_RECORD_DIR } from "../ledger/plan-ledgers.js";
 import type { Judged, Verdict } from "../model/ledger.js";
 import { CRITIQUE_FILE, type PlanCritiqueFile } from "../plan/critique-file.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
-
-/** The last plan's prompts and answers, and every plan's ledger line: `.gantry/features/<F>/plan/`. */
-export const PLAN_RECORD_DIR = "plan";
 
 /**
  * What `gantry plan` keeps of itself (it has no run folder): the prompt and answer of each session of the

@@ -6,6 +6,7 @@ import { InputError } from "../config/input-error.js";
 import type { Config } from "../config/schema.js";
 import { openRepo } from "../git/repo.js";
 import { type RepoDigest, repoDigest } from "../git/repo-digest.js";
+import { PLAN_ID_PREFIX } from "../ledger/plan-ledgers.js";
 import { EXIT } from "../model/exit-codes.js";
 import { loadRules, type Rule } from "../plan/rules.js";
 import { parsePrd, readPrdRaw } from "../prd/load.js";
@@ -67,7 +68,7 @@ export async function planFeature(options: PlanOptions): Promise<number> {
   const sessions: PlanSessions = {
     root,
     feature: options.feature,
-    runId: `plan-${newRunId()}`,
+    runId: `${PLAN_ID_PREFIX}${newRunId()}`,
     timeoutMs: config.agent.timeoutSeconds * 1000,
     signal: options.signal,
     git: await openRepo(root),

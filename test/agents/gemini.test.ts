@@ -29,6 +29,14 @@ describe("gemini adapter", () => {
     ]);
   });
 
+  it("adds the answer file's folder to the workspace, where its file tools may write", async () => {
+    reset(fakes);
+    const a = createGeminiAdapter(config());
+    await a.run({ ...request(fakes, a), role: "critic", outputFile: "/tmp/gantry-plan-x/critic.json" });
+    const argv = calls(fakes)[0]?.argv ?? [];
+    assert.deepEqual(argv.slice(-2), ["--include-directories", "/tmp/gantry-plan-x"]);
+  });
+
   it("reads the pretty-printed JSON: response and tokens summed over every model used", async () => {
     reset(fakes);
     const a = createGeminiAdapter(config());

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createOpencodeAdapter } from "../../src/agents/opencode.js";
+import { createOpencodeAdapter, opencodeSpec } from "../../src/agents/opencode.js";
 import { calls, config, installFakes, request, reset } from "./harness.js";
 import { adapterSuite } from "./suite.js";
 
@@ -29,6 +29,20 @@ describe("opencode adapter", () => {
       "--model",
       "anthropic/claude-sonnet-4-5",
     ]);
+  });
+
+  it("allows a session with an answer file that file's folder, outside the project, and nothing more", async () => {
+    reset(fakes);
+    const a = createOpencodeAdapter(config());
+    const critic = {
+      ...request(fakes, a),
+      role: "critic" as const,
+      outputFile: "/tmp/gantry-plan-x/critic.json",
+    };
+    assert.deepEqual(opencodeSpec.env?.(critic), {
+      OPENCODE_PERMISSION: '{"external_directory":{"/tmp/gantry-plan-x/**":"allow"}}',
+    });
+    assert.deepEqual(opencodeSpec.env?.(request(fakes, a)), {});
   });
 
   it("sums tokens and cost over the step_finish events and keeps the last text", async () => {

@@ -207,7 +207,7 @@ describe("gantry ledger", { concurrency: true }, () => {
     assert.equal(ran.stdout, "");
     assert.equal(
       ran.stderr,
-      `gantry: --run: no run "nope" under .gantry/runs/ (newest: ${newer}) [GANTRY_E_NOT_FOUND]\n`,
+      `gantry: --run: no run "nope" under .gantry/runs/ and no plan of that id (newest: ${newer}) [GANTRY_E_NOT_FOUND]\n`,
     );
   });
 

@@ -4,7 +4,7 @@
  * Anthropic's shape.
  */
 import { randomUUID } from "node:crypto";
-import { absolute, type Step, stepAfter, USAGE, workingDirectory } from "./script.js";
+import { absolute, nextMove, type Script, type Step, USAGE, workingDirectory } from "./script.js";
 import type { Answer, Json } from "./wire.js";
 
 interface Tool {
@@ -12,13 +12,14 @@ interface Tool {
   input_schema?: { properties?: Record<string, unknown> };
 }
 
-export function anthropicAnswer(path: string, body: Json, text: string): Answer {
+export function anthropicAnswer(path: string, body: Json, text: string, script: Script): Answer {
   if (path.includes("count_tokens")) return { kind: "json", body: { input_tokens: USAGE.input } };
   const tools = (Array.isArray(body.tools) ? body.tools : []) as Tool[];
   const tool = (lower: string) => tools.find((t) => t.name.toLowerCase() === lower);
   const done = countToolResults(body.messages);
   // A side call (a title, a topic check) has no file tools: it gets a short text and moves nothing on.
-  const step: Step = tool("read") ? stepAfter(done) : { kind: "final", text: "Cart line totals" };
+  const move = nextMove(script, text, done, tool("read") ? false : "Cart line totals");
+  const { step } = move;
   const block = contentFor(step, tool, workingDirectory(text));
   const message = {
     id: `msg_${randomUUID()}`,
@@ -35,9 +36,9 @@ export function anthropicAnswer(path: string, body: Json, text: string): Answer 
       output_tokens: USAGE.output,
     },
   };
-  const label = tool("read") ? `${step.kind}` : "side";
-  if (body.stream !== true) return { kind: "json", body: message, step: label };
-  return { kind: "sse", events: streamOf(message, block), step: label };
+  const recorded = { step: move.answered, ...(move.turn ? { turn: move.turn } : {}) };
+  if (body.stream !== true) return { kind: "json", body: message, ...recorded };
+  return { kind: "sse", events: streamOf(message, block), ...recorded };
 }
 
 function countToolResults(messages: unknown): number {

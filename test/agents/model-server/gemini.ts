@@ -3,10 +3,10 @@
  * `POST /v1beta/models/<model>:streamGenerateContent?alt=sse` (data-only events), `:generateContent`
  * (one JSON answer, its side calls) and `:countTokens`; errors in Google's shape.
  */
-import { type Step, stepAfter, USAGE } from "./script.js";
+import { nextMove, type Script, type Step, USAGE } from "./script.js";
 import type { Answer, Json } from "./wire.js";
 
-export function geminiAnswer(path: string, body: Json, text: string): Answer {
+export function geminiAnswer(path: string, body: Json, text: string, script: Script): Answer {
   if (path.includes(":countTokens")) return { kind: "json", body: { totalTokens: USAGE.input } };
   const contents = Array.isArray(body.contents) ? (body.contents as Json[]) : [];
   let done = 0;
@@ -15,7 +15,8 @@ export function geminiAnswer(path: string, body: Json, text: string): Answer {
     done += parts.filter((p) => p.functionResponse !== undefined).length;
   }
   const hasTools = /"read_file"/.test(text);
-  const step: Step = hasTools ? stepAfter(done) : { kind: "final", text: sideAnswer(text) };
+  const move = nextMove(script, text, done, hasTools ? false : sideAnswer(text));
+  const { step } = move;
   const model = /models\/([^:/]+):/.exec(path)?.[1] ?? "scripted";
   const answer = {
     candidates: [{ content: { role: "model", parts: [partFor(step)] }, finishReason: "STOP", index: 0 }],
@@ -27,9 +28,9 @@ export function geminiAnswer(path: string, body: Json, text: string): Answer {
     },
     modelVersion: model,
   };
-  const label = hasTools ? step.kind : "side";
-  if (!path.includes(":streamGenerateContent")) return { kind: "json", body: answer, step: label };
-  return { kind: "sse", events: [{ data: answer }], step: label };
+  const recorded = { step: move.answered, ...(move.turn ? { turn: move.turn } : {}) };
+  if (!path.includes(":streamGenerateContent")) return { kind: "json", body: answer, ...recorded };
+  return { kind: "sse", events: [{ data: answer }], ...recorded };
 }
 
 /** A side call that asks for JSON (Gemini CLI's routing and next-speaker checks) gets JSON. */

@@ -5,14 +5,15 @@
  * them directly, `exec_command` and the freeform `apply_patch`.
  */
 import { randomUUID } from "node:crypto";
-import { type Step, stepAfter, USAGE } from "./script.js";
+import { nextMove, type Script, type Step, USAGE } from "./script.js";
 import type { Answer, Json } from "./wire.js";
 
-export function responsesAnswer(body: Json, text: string): Answer {
+export function responsesAnswer(body: Json, text: string, script: Script): Answer {
   const input = Array.isArray(body.input) ? (body.input as Json[]) : [];
   const done = input.filter((i) => /(^|_)call_output$/.test(String(i.type))).length;
   const hasTools = /"exec_command"|"apply_patch"|"exec"/.test(text);
-  const step: Step = hasTools ? stepAfter(done) : { kind: "final", text: "Cart line totals" };
+  const move = nextMove(script, text, done, hasTools ? false : "Cart line totals");
+  const { step } = move;
   const codeMode = /"type":\s*"custom",\s*"name":\s*"exec"/.test(text);
   const item = itemFor(step, codeMode);
   const id = `resp_${randomUUID()}`;
@@ -54,7 +55,7 @@ export function responsesAnswer(body: Json, text: string): Answer {
     },
     { event: "response.completed", data: { type: "response.completed", response } },
   );
-  return { kind: "sse", events, step: hasTools ? step.kind : "side" };
+  return { kind: "sse", events, step: move.answered, ...(move.turn ? { turn: move.turn } : {}) };
 }
 
 function itemFor(step: Step, codeMode: boolean): Json {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { FINAL_MESSAGE } from "./script.js";
+import { FINAL_MESSAGE, type Script } from "./script.js";
 import { type ModelServer, startModelServer } from "./server.js";
+import { toolResults } from "./tool-results.js";
 
 /** The scripted server itself: its faults in each provider's shape, a hang, a drop, and its record. */
 let server: ModelServer;
@@ -10,7 +11,7 @@ before(async () => {
 });
 after(() => server.close());
 
-type Message = { content: { type: string; name?: string; text?: string }[] };
+type Message = { content: { type: string; name?: string; text?: string; input?: Record<string, unknown> }[] };
 const anthropicTools = { tools: [{ name: "Read", input_schema: { properties: { file_path: {} } } }] };
 const post = (path: string, body: unknown, signal?: AbortSignal) =>
   fetch(`${server.url}${path}`, {
@@ -64,5 +65,59 @@ describe("the scripted model server", () => {
     assert.deepEqual(last.content, [{ type: "text", text: FINAL_MESSAGE }]);
     const recorded = server.requests.slice(-2).map((r) => r.answered);
     assert.deepEqual(recorded, ["read", "final"]);
+  });
+
+  it("plays the turn whose pattern the request matches, a path taken from the request, and says when none does", async () => {
+    const script: Script = [
+      {
+        name: "critic",
+        when: /# Critique/,
+        steps: [
+          { kind: "write", path: /Write JSON to (\S+\.json):/, content: "{}" },
+          { kind: "final", text: "done" },
+        ],
+      },
+      { name: "plan", when: /# Plan/, steps: [{ kind: "final", text: "planned" }] },
+    ];
+    server.setScript(script);
+    const tools = { tools: [...anthropicTools.tools, { name: "Write", input_schema: { properties: {} } }] };
+    const ask = async (prompt: string, content: unknown[] = []) =>
+      (await (
+        await post("/v1/messages", {
+          stream: false,
+          messages: [{ role: "user", content: [{ type: "text", text: prompt }, ...content] }],
+          ...tools,
+        })
+      ).json()) as Message;
+    const critique = "# Critique\n\nWrite JSON to /tmp/answers/critic.json:";
+    const write = await ask(critique);
+    assert.equal(write.content[0]?.name, "Write");
+    assert.equal(
+      write.content[0]?.input?.file_path,
+      "/tmp/answers/critic.json",
+      "an absolute path stays as it is",
+    );
+    const refused = {
+      type: "tool_result",
+      tool_use_id: "t1",
+      content: "EROFS: read-only file system",
+      is_error: true,
+    };
+    assert.deepEqual((await ask(critique, [refused])).content, [{ type: "text", text: "done" }]);
+    assert.deepEqual((await ask("# Plan")).content, [{ type: "text", text: "planned" }]);
+    assert.match((await ask("something else")).content[0]?.text ?? "", /no turn for this request/);
+    const recorded = server.requests.slice(-4);
+    assert.deepEqual(
+      recorded.map((r) => [r.turn, r.answered]),
+      [
+        ["critic", "write"],
+        ["critic", "final"],
+        ["plan", "final"],
+        [undefined, "unmatched"],
+      ],
+    );
+    assert.deepEqual(toolResults(recorded[1] as (typeof recorded)[number]), ["EROFS: read-only file system"]);
+    server.setScript(undefined);
+    assert.equal((await ask("anything")).content[0]?.name, "Read", "the coding turn again");
   });
 });

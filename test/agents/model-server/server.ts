@@ -1,7 +1,8 @@
 /**
  * A scripted model server on 127.0.0.1 (a random port) that speaks enough of Anthropic Messages, OpenAI
- * Responses and the Gemini API for a real agent CLI to play one coding turn (script.ts), answers with a
- * fault when told to (an HTTP error, a hang, a dropped connection), and records every request it was sent.
+ * Responses and the Gemini API for a real agent CLI to play a script of turns (script.ts; by default one
+ * coding turn), answers with a fault when told to (an HTTP error, a hang, a dropped connection), and
+ * records every request it was sent.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
@@ -9,6 +10,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { anthropicAnswer, anthropicError } from "./anthropic.js";
 import { geminiAnswer, geminiError } from "./gemini.js";
 import { responsesAnswer, responsesError } from "./openai.js";
+import { CODING_SCRIPT, type Script } from "./script.js";
 import type { Answer, Json } from "./wire.js";
 
 export type Provider = "anthropic" | "openai" | "gemini";
@@ -25,8 +27,13 @@ export interface Recorded {
   headers: Record<string, string | string[] | undefined>;
   /** The request body as JSON, or `{}` when it was not JSON. */
   body: Json;
-  /** What the server answered: a step of the script, `side` (a call with no file tools), or the fault. */
+  /**
+   * What the server answered: a step of the script, `side` (a call with no file tools), `unmatched` (no
+   * turn of the script answers it), or the fault.
+   */
   answered: string;
+  /** The script's turn that answered it. */
+  turn?: string;
 }
 
 export interface ModelServer {
@@ -35,6 +42,8 @@ export interface ModelServer {
   requests: Recorded[];
   /** Answer the next model calls (`times` of them, default all) with `fault`; `undefined` clears it. */
   setFault(fault: Fault | undefined): void;
+  /** Plays `script` from the next request on; `undefined` puts back the coding turn. */
+  setScript(script: Script | undefined): void;
   close(): Promise<void>;
 }
 
@@ -49,6 +58,7 @@ export async function startModelServer(): Promise<ModelServer> {
   const requests: Recorded[] = [];
   const sockets = new Set<Socket>();
   let fault: (Fault & { left: number }) | undefined;
+  let script: Script = CODING_SCRIPT;
   const server = createServer((req, res) => {
     readBody(req).then((raw) => {
       const path = req.url ?? "/";
@@ -70,8 +80,9 @@ export async function startModelServer(): Promise<ModelServer> {
         record.answered = fault.kind === "status" ? String(fault.status) : fault.kind;
         return answerFault(fault, provider as Provider, req, res);
       }
-      const answer = answerFor(provider, path, body, text);
+      const answer = answerFor(provider, path, body, text, script);
       record.answered = answer ? (answer.step ?? "json") : "404";
+      if (answer?.turn) record.turn = answer.turn;
       if (!answer) {
         res.writeHead(provider === "other" && req.method === "HEAD" ? 200 : 404, {
           "content-type": "application/json",
@@ -95,6 +106,9 @@ export async function startModelServer(): Promise<ModelServer> {
     setFault(next) {
       fault = next ? { ...next, left: next.times ?? Number.POSITIVE_INFINITY } : undefined;
     },
+    setScript(next) {
+      script = next ?? CODING_SCRIPT;
+    },
     close: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();
@@ -103,10 +117,16 @@ export async function startModelServer(): Promise<ModelServer> {
   };
 }
 
-function answerFor(provider: Provider | "other", path: string, body: Json, text: string): Answer | undefined {
-  if (provider === "anthropic") return anthropicAnswer(path, body, text);
-  if (provider === "openai") return responsesAnswer(body, text);
-  if (provider === "gemini") return geminiAnswer(path, body, text);
+function answerFor(
+  provider: Provider | "other",
+  path: string,
+  body: Json,
+  text: string,
+  script: Script,
+): Answer | undefined {
+  if (provider === "anthropic") return anthropicAnswer(path, body, text, script);
+  if (provider === "openai") return responsesAnswer(body, text, script);
+  if (provider === "gemini") return geminiAnswer(path, body, text, script);
   return undefined;
 }
 

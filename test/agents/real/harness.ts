@@ -69,9 +69,24 @@ export async function unavailable(mode: Mode): Promise<string | false> {
   return false;
 }
 
-export async function runRealCli(cli: RealCli, server: ModelServer, mode: Mode): Promise<RealRun> {
+/** A home of its own for the CLI, and the environment that points it at the server from there. */
+export function cliHome(cli: RealCli, serverUrl: string): { home: string; env: NodeJS.ProcessEnv } {
   mkdirSync(HOMES, { recursive: true });
   const home = mkdtempSync(join(HOMES, `${cli}-`));
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const key of FOREIGN) delete env[key];
+  delete env.NODE_TEST_CONTEXT;
+  Object.assign(env, pointAt(cli, serverUrl, home), {
+    HOME: home,
+    XDG_STATE_HOME: join(home, ".local", "state"),
+    // OpenCode's binary package itself: the opencode-ai wrapper names platform packages the registry lacks, which npm ci cannot lock.
+    PATH: `${join(REPO, "node_modules", ".bin")}:${join(REPO, "node_modules", "opencode-linux-x64", "bin")}:${env.PATH ?? ""}`,
+  });
+  return { home, env };
+}
+
+export async function runRealCli(cli: RealCli, server: ModelServer, mode: Mode): Promise<RealRun> {
+  const { home, env } = cliHome(cli, server.url);
   const config = baseConfig();
   // As an unprivileged user the kernel here refuses the judging sandbox's overlay: judging commands run
   // over a scratch copy of the tree instead (judging-copy.ts), so "bwrap" runs as it does for root.
@@ -87,15 +102,6 @@ export async function runRealCli(cli: RealCli, server: ModelServer, mode: Mode):
     config,
     files: { "src/cart.js": CART },
   });
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const key of FOREIGN) delete env[key];
-  delete env.NODE_TEST_CONTEXT;
-  Object.assign(env, pointAt(cli, server.url, home), {
-    HOME: home,
-    XDG_STATE_HOME: join(home, ".local", "state"),
-    // OpenCode's binary package itself: the opencode-ai wrapper names platform packages the registry lacks, which npm ci cannot lock.
-    PATH: `${join(REPO, "node_modules", ".bin")}:${join(REPO, "node_modules", "opencode-linux-x64", "bin")}:${env.PATH ?? ""}`,
-  });
   const switchUser = mode.user === "nobody" && isRoot;
   if (switchUser) {
     for (const dir of [root, home]) chownTree(dir, NOBODY);
@@ -105,7 +111,7 @@ export async function runRealCli(cli: RealCli, server: ModelServer, mode: Mode):
   const prefix = switchUser
     ? ["setpriv", `--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "--inh-caps=-all"]
     : [];
-  const result = await run([...prefix, process.execPath, CLI, "run", "--feature", "f"], root, env);
+  const result = await runBounded([...prefix, process.execPath, CLI, "run", "--feature", "f"], root, env);
   server.setFault(undefined);
   const requests = server.requests.slice(before).filter((r) => r.provider === PROVIDER[cli]);
   const dir = runDirs(root).at(-1);
@@ -128,7 +134,8 @@ export function cleanUp(run: RealRun): void {
 
 const execFileAsync = promisify(execFile);
 
-async function run(
+/** A command run to its end (killed after 7 minutes): its exit code and output. */
+export async function runBounded(
   argv: string[],
   cwd: string,
   env: NodeJS.ProcessEnv,

@@ -1,0 +1,3 @@
+import { planCriticSuite } from "./suite.js";
+
+planCriticSuite("codex");
