@@ -89,8 +89,7 @@ export async function preflight(input: PreflightInput): Promise<PreflightReport>
   let resolved: ResolvedReporter[] = [];
   let located: RepoLocations | undefined;
 
-  // The agent's and the quality commands' programs, looked up by one shell (a lookup each would be a shell
-  // each, and lookups at the same time would each start a command helper the run then never needs).
+  // The agent's and the quality commands' programs, looked up by one shell (a lookup each would be a shell each).
   const lookUp = programLookups(root, env);
 
   const prds = input.prds.map((prd) =>
