@@ -3,7 +3,7 @@ export interface ExecOptions {
   command: string;
   cwd: string;
   env?: NodeJS.ProcessEnv;
-  /** Written to standard input, then closed. Without it standard input is closed at once. */
+  /** Written to standard input, then closed. Without it standard input is /dev/null (a reader sees its end at once). */
   input?: string;
   /** A positive number of milliseconds; past about 24.8 days it is capped there. */
   timeoutMs: number;

@@ -47,7 +47,8 @@ export async function execCommand(options: ExecOptions): Promise<ExecResult> {
       env: options.env ?? process.env,
       extendEnv: false,
       detached: true,
-      input: options.input ?? "",
+      // Without input, /dev/null: a reader sees the end at once, as from a closed pipe, and no pipe is made.
+      ...(options.input === undefined ? { stdin: "ignore" as const } : { input: options.input }),
       buffer: false,
       reject: false,
       timeout: Math.min(options.timeoutMs, MAX_TIMER_MS),
