@@ -20,7 +20,7 @@ import {
   type ResolvedReporter,
   resolveReporters,
 } from "../reporters/loader.js";
-import { notARepository, uncommittedChanges } from "./repository-problems.js";
+import { commitBranch, notARepository, uncommittedChanges } from "./repository-problems.js";
 
 export interface PreflightInput {
   root: string;
@@ -164,17 +164,7 @@ export async function gitRepository(ctx: PreflightContext, found: Findings): Pro
   });
   ctx.found.repository = git.locations;
   try {
-    const identity = await git.commitIdentityProblem();
-    if (identity) throw new InputError(root, "git", identity, "GANTRY_E_REPO");
-    const branch = await git.branch();
-    if (branch === undefined) {
-      throw new InputError(
-        root,
-        "git",
-        "HEAD is detached; check out a branch for gantry to commit the stories to",
-        "GANTRY_E_REPO",
-      );
-    }
+    const branch = await commitBranch(git, root);
     if (checkTree) {
       const dirty = await git.dirtyFiles();
       if (dirty.length > 0) throw uncommittedChanges(root, dirty);
