@@ -3,7 +3,7 @@
  * with min and max, next to its baseline measured in the same run, and the ratio (figure / baseline).
  * Nothing here fails on a time: the numbers are measured and printed, not asserted.
  *
- *   node --import tsx bench/run.ts [startup] [stories] [scale] [repo-size] [bus] [scoped] [parsers] [sandbox] [judging-layers] [serve] [parallel] [cost] [--json FILE]
+ *   node --import tsx bench/run.ts [startup] [stories] [scale] [repo-size] [bus] [scoped] [parsers] [exec] [sandbox] [judging-layers] [serve] [parallel] [cost] [--json FILE]
  *
  * With no names, all of them. BENCH_MB sets the parser logs' size (default 20 here; 50 run alone).
  */
@@ -11,6 +11,7 @@ import { writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { runBusBench } from "./bus.bench.js";
 import { runCostBench } from "./cost.bench.js";
+import { runExecBench } from "./exec.bench.js";
 import { machine, type Row } from "./harness.js";
 import { runJudgingLayersBench } from "./judging-layers.bench.js";
 import { runParallelBench } from "./parallel.bench.js";
@@ -36,6 +37,7 @@ const BENCHMARKS: Record<string, () => Promise<Row[]>> = {
   bus: runBusBench,
   scoped: runScopedTestsBench,
   parsers: () => runParserBench(Number(process.env.BENCH_MB ?? 20)),
+  exec: runExecBench,
   sandbox: runSandboxBench,
   "judging-layers": runJudgingLayersBench,
   serve: runServeBench,

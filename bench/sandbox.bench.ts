@@ -27,8 +27,8 @@ async function timeSession(
     cwd,
     timeoutMs: 30_000,
     env: { ...process.env, GANTRY_ROLE: "implement" },
-    // A judging command runs as runQualityCommand starts it: through a command helper, reading only.
-    ...(judging ? { viaHelper: true, readsOnly: true } : {}),
+    // A judging command runs as runQualityCommand starts it: reading only.
+    ...(judging ? { readsOnly: true } : {}),
     ...(wrapper ? { wrapper } : {}),
   });
   if (result.exitCode !== 0) throw new Error(`session failed: ${result.output || result.spawnError}`);

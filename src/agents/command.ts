@@ -54,9 +54,8 @@ export function createCommandAdapter(config: Config): AgentAdapter {
  */
 export function sessionExecOptions(
   request: AgentRequest,
-): Pick<ExecOptions, "cwd" | "timeoutMs" | "signal" | "env" | "wrapper" | "viaHelper"> {
+): Pick<ExecOptions, "cwd" | "timeoutMs" | "signal" | "env" | "wrapper"> {
   return {
-    viaHelper: true,
     cwd: request.cwd,
     timeoutMs: request.timeoutMs,
     signal: request.signal,

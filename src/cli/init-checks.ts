@@ -3,11 +3,11 @@
  * that lint and typecheck pass on the project as it is now — a check that already fails would fail every
  * story, which would be blamed for it.
  */
-import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import type { CommandKey } from "../config/detect/index.js";
 import { execCommand } from "../process/executor.js";
 import { findOnPath, isExecutableFile } from "../process/find-executable.js";
+import { shellQuote } from "../util/shell-quote.js";
 import { outputHead } from "../verification/unreadable.js";
 
 /** The baseline checks init runs, in this order. */
@@ -30,7 +30,11 @@ export interface BaselineRun {
  * part on PATH, `npx X` in node_modules/.bin (npx would fetch it from the registry otherwise), and
  * `python -m M` importable by that python.
  */
-export function missingPrograms(command: string, root: string, env: NodeJS.ProcessEnv): string[] {
+export async function missingPrograms(
+  command: string,
+  root: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string[]> {
   const missing: string[] = [];
   for (const part of command.split(/&&|\|\||;|\|/)) {
     const words = part
@@ -50,17 +54,28 @@ export function missingPrograms(command: string, root: string, env: NodeJS.Proce
       const tool = rest.find((w) => !w.startsWith("-"));
       if (tool && !isExecutableFile(join(root, "node_modules", ".bin", tool))) missing.push(`${tool} (npx)`);
     } else if (PYTHONS.has(program) && rest[0] === "-m" && rest[1]) {
-      if (!importable(program, rest[1], root, env)) missing.push(`${rest[1]} (${program} -m)`);
+      if (!(await importable(program, rest[1], root, env))) missing.push(`${rest[1]} (${program} -m)`);
     }
   }
   return [...new Set(missing)];
 }
 
 /** Whether `python` finds module `name` without running it. */
-function importable(python: string, name: string, root: string, env: NodeJS.ProcessEnv): boolean {
+async function importable(
+  python: string,
+  name: string,
+  root: string,
+  env: NodeJS.ProcessEnv,
+): Promise<boolean> {
   const probe = `import importlib.util, sys; sys.exit(0 if importlib.util.find_spec(${JSON.stringify(name)}) else 1)`;
-  const result = spawnSync(python, ["-c", probe], { cwd: root, env, timeout: 20_000, stdio: "ignore" });
-  return result.status === 0;
+  const result = await execCommand({
+    command: `${shellQuote(python)} -c ${shellQuote(probe)}`,
+    cwd: root,
+    env,
+    timeoutMs: 20_000,
+    tailBytes: 4096,
+  });
+  return result.exitCode === 0;
 }
 
 /** Runs lint and typecheck once, each bounded, on the project as it is; a command not installed is not run. */

@@ -89,9 +89,14 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
   const gitignore = ensureGitignored(root, GITIGNORE_ENTRIES, ".gantry");
   const env = io.env ?? process.env;
   const commands = (config.quality?.commands ?? {}) as Record<string, string>;
-  const missing = Object.entries(commands)
-    .map(([key, command]) => ({ key, command, programs: missingPrograms(command, root, env) }))
-    .filter((m) => m.programs.length > 0);
+  const looked = await Promise.all(
+    Object.entries(commands).map(async ([key, command]) => ({
+      key,
+      command,
+      programs: await missingPrograms(command, root, env),
+    })),
+  );
+  const missing = looked.filter((m) => m.programs.length > 0);
   const baseline = await runBaseline(root, commands, env, new Set(missing.map((m) => m.key as CommandKey)));
 
   if (options.json) {

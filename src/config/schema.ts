@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { GATE_NAMES } from "../model/ledger.js";
+import { HooksSchema } from "./hooks-schema.js";
 import { InteractionSchema } from "./interaction-schema.js";
 import { PlanSchema } from "./plan-schema.js";
 import { ReadinessSchema } from "./readiness-schema.js";
 import { ReviewSchema } from "./review-schema.js";
 import { AppCheckSchema } from "./story-check-schema.js";
 
+export { HOOK_EVENTS, type HookEvent } from "./hooks-schema.js";
 export {
   DEFAULT_TRIGGER_TIMEOUT_SECONDS,
   INTERACTION_ACTIONS,
@@ -18,31 +20,6 @@ export {
 /** The single source of every shape in .gantry/config.json; schemas/config.schema.json is generated from it. */
 
 const seconds = (fallback: number) => z.number().positive().max(86_400).default(fallback);
-
-export const HOOK_EVENTS = [
-  "on-start",
-  "on-story-start",
-  "on-story-complete",
-  "on-story-fail",
-  "on-story-skip",
-  "on-escalate",
-  "on-pause",
-  "on-resume",
-  "on-complete",
-  "on-error",
-] as const;
-export type HookEvent = (typeof HOOK_EVENTS)[number];
-
-const hookCommand = z.union([
-  z.string().min(1),
-  z.strictObject({
-    command: z.string().min(1),
-    timeoutMs: z.number().int().positive().max(3_600_000).optional(),
-    enabled: z.boolean().optional(),
-  }),
-]);
-
-const hooks = z.partialRecord(z.enum(HOOK_EVENTS), z.union([hookCommand, z.array(hookCommand)])).default({});
 
 const reporterEntry = z.union([
   z.string().min(1),
@@ -233,7 +210,7 @@ export const ConfigSchema = z
           ),
       })
       .prefault({}),
-    hooks,
+    hooks: HooksSchema,
     reporters: z.array(reporterEntry).default(["default"]),
     plugins: z
       .array(z.union([z.string(), z.tuple([z.string(), z.record(z.string(), z.unknown())])]))

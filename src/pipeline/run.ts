@@ -1,17 +1,12 @@
-import { InputError } from "../config/input-error.js";
 import type { Config } from "../config/schema.js";
-import type { GitRepo } from "../git/git-repo.js";
-import { openRepo, type RepoLocations } from "../git/repo.js";
 import { EXIT } from "../model/exit-codes.js";
 import { countEnds, type RunSummary } from "../model/run.js";
 import type { PluginSet } from "../plugins/types.js";
 import { loadPrd } from "../prd/load.js";
 import { selectStories } from "../prd/select.js";
 import { summarize } from "../prd/story.js";
-import { killRunProcesses } from "../process/leftovers.js";
 import { processAlive } from "../process/process-group.js";
 import { createReporters, type ResolvedReporter } from "../reporters/loader.js";
-import type { RunStateData } from "../runs/run-state.js";
 import type { CostTotals, RunContext } from "../stages/context.js";
 import { costCapReached } from "../stages/cost-cap.js";
 import { acceptance } from "../stages/post-run/acceptance.js";
@@ -24,30 +19,24 @@ import { totalCostBasis } from "../subscribers/cost-log.js";
 import { wireSubscribers } from "../subscribers/index.js";
 import { removeLeftoverTemps } from "../util/atomic-write.js";
 import { acquireLock } from "./lock.js";
-import { settleStoryWorktrees } from "./parallel/leftovers.js";
 import { readyMainTree, workerCount } from "./parallel/main-tree.js";
 import { walkInParallel } from "./parallel/walk.js";
-import { uncommittedChanges } from "./repository-problems.js";
-import { isResumable, previousRun, reconcile, resumeNote } from "./resume.js";
+import { resumeNote } from "./resume.js";
 import { errorCodeOf } from "./run-error.js";
 import { createRunContext } from "./run-setup.js";
+import { checkStart, type StartOptions } from "./run-start.js";
 import { walkShards } from "./shards/merge-walk.js";
 import type { ShardTip } from "./shards/shard-tips.js";
 import { executeStory, type StoryOutcome } from "./story-executor.js";
 
-export interface RunOptions {
-  root: string;
-  feature: string;
-  prdPath: string;
+export interface RunOptions extends StartOptions {
   config: Config;
   only: string[];
-  allowDirty: boolean;
   signal: AbortSignal;
   /** Reporters resolved before the run (modules imported, default exports checked). */
   reporters: ResolvedReporter[];
   /** Plugins the pre-flight loaded; loaded here when absent. */
   plugins?: PluginSet;
-  warn: (line: string) => void;
   /** Told the run's id and directory as soon as they exist, so they can be shown however the run ends. */
   onStart?: (run: { runId: string; runDir: string }) => void;
   /** Told the summary `run:complete` carries. */
@@ -56,8 +45,6 @@ export interface RunOptions {
   parallel?: number;
   /** `gantry merge-shards`: the shard branches merged in, instead of stories run. */
   shards?: ShardTip[];
-  /** Where the repository is, as the pre-flight found it (no `rev-parse` again); asked of git when absent. */
-  repository?: RepoLocations;
 }
 
 interface Walk {
@@ -113,53 +100,6 @@ export async function runFeature(options: RunOptions): Promise<number> {
   } finally {
     release();
   }
-}
-
-/** The earlier run of this feature, when it did not finish (its story's work is still in the tree). */
-async function checkStart(
-  options: RunOptions,
-): Promise<{ previous?: RunStateData; worktrees: number; git: GitRepo }> {
-  const git = await openRepo(options.root, options.repository);
-  try {
-    return await checkStartIn(git, options);
-  } catch (error) {
-    git.close();
-    throw error;
-  }
-}
-
-async function checkStartIn(
-  git: GitRepo,
-  options: RunOptions,
-): Promise<{ previous?: RunStateData; worktrees: number; git: GitRepo }> {
-  const previous = previousRun(options.root, options.feature);
-  if (isResumable(previous) && previous) {
-    const killed = killRunProcesses(previous.runId);
-    if (killed > 0)
-      options.warn(`gantry: stopped ${killed} process group(s) left running by run ${previous.runId}`);
-  }
-  const identity = await git.commitIdentityProblem();
-  if (identity) throw new InputError(options.root, "git", identity, "GANTRY_E_REPO");
-  if ((await git.branch()) === undefined) {
-    throw new InputError(
-      options.root,
-      "git",
-      "HEAD is detached; check out a branch for gantry to commit the stories to",
-      "GANTRY_E_REPO",
-    );
-  }
-  for (const note of await reconcile(previous, git, options.prdPath)) options.warn(`gantry: ${note}`);
-  const leftovers = await settleStoryWorktrees(
-    options.root,
-    options.feature,
-    options.prdPath,
-    options.repository,
-  );
-  for (const note of leftovers.notes) options.warn(`gantry: ${note}`);
-  // Looked for only when it matters: the run's first judge (kept for the first session), status when it finds a change.
-  const dirty = options.allowDirty || isResumable(previous) ? [] : await git.uncommittedAtStart();
-  if (dirty.length > 0) throw uncommittedChanges(options.root, dirty);
-  return { ...(isResumable(previous) ? { previous } : {}), worktrees: leftovers.remaining, git };
 }
 
 async function walkStories(

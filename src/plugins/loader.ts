@@ -1,10 +1,11 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { InputError } from "../config/input-error.js";
 import type { Config } from "../config/schema.js";
+import { execCommand } from "../process/executor.js";
+import { shellQuote } from "../util/shell-quote.js";
 import { errorText, settleWithin } from "./bounded.js";
 import { pluginInputError } from "./errors.js";
 import { PluginSetBuilder } from "./registry.js";
@@ -41,7 +42,7 @@ export async function loadPlugins(config: Pick<Config, "plugins">, root: string)
     try {
       exported = await import(url);
     } catch (error) {
-      throw pluginInputError(at, `failed to load: ${loadErrorText(error, url, root)}`, error);
+      throw pluginInputError(at, `failed to load: ${await loadErrorText(error, url, root)}`, error);
     }
     let factory = exported.default;
     // A CommonJS module compiled from `export default` has the factory one level down.
@@ -132,13 +133,18 @@ function pickExport(exports: unknown): string | undefined {
 const stringOr = (value: unknown) => (typeof value === "string" && value ? value : undefined);
 
 /** The error, one line; for a syntax error in the plugin file itself, with the file and line `node --check` finds. */
-function loadErrorText(error: unknown, url: string, root: string): string {
+async function loadErrorText(error: unknown, url: string, root: string): Promise<string> {
   const text = errorText(error);
   if (!(error instanceof SyntaxError)) return text;
   const path = fileURLToPath(url);
-  const check = spawnSync(process.execPath, ["--check", path], { encoding: "utf8", timeout: 10_000 });
-  const where = /^(.*):(\d+)\s*$/m.exec(check.stderr ?? "");
-  if (check.status === 0 || !where?.[1] || !where[2]) return text;
+  const check = await execCommand({
+    command: `${shellQuote(process.execPath)} --check ${shellQuote(path)}`,
+    cwd: root,
+    timeoutMs: 10_000,
+    tailBytes: 64 * 1024,
+  });
+  const where = /^(.*):(\d+)\s*$/m.exec(check.stderrTail);
+  if (check.exitCode === 0 || !where?.[1] || !where[2]) return text;
   const file = relative(root, where[1]);
   return `${text} (${file.startsWith("..") ? where[1] : file}:${where[2]})`;
 }

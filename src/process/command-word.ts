@@ -150,11 +150,10 @@ async function missingWords(
   );
 }
 
-/** A lookup's shell, from the command helper: short, bounded, and only its tail kept. */
+/** A lookup's shell: short, bounded, and only its tail kept. */
 function lookupShell(command: string, cwd: string, env: NodeJS.ProcessEnv) {
   return execCommand({
     command,
-    viaHelper: true,
     cwd,
     env,
     timeoutMs: LOOKUP_TIMEOUT_MS,

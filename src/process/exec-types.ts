@@ -3,7 +3,7 @@ export interface ExecOptions {
   command: string;
   cwd: string;
   env?: NodeJS.ProcessEnv;
-  /** Written to standard input, then closed. Without it standard input is closed at once. */
+  /** Written to standard input, then closed. Without it standard input is /dev/null (a reader sees its end at once). */
   input?: string;
   /** A positive number of milliseconds; past about 24.8 days it is capped there. */
   timeoutMs: number;
@@ -14,7 +14,7 @@ export interface ExecOptions {
    * is counted, not stored.
    */
   tailBytes?: number;
-  /** Between SIGTERM and SIGKILL. */
+  /** Between SIGTERM and SIGKILL; 2 s when unset. */
   killGraceMs?: number;
   /**
    * A command line the shell is started under (bwrap's, up to `--`): it leads the process group then,
@@ -22,18 +22,12 @@ export interface ExecOptions {
    */
   wrapper?: readonly string[];
   /**
-   * The command is not meant to change files (tests, lint, typecheck): the judge afterwards checks that it
-   * did not with a stat pass instead of building the tree again (activity.ts). Unset: it may change them.
+   * The command is not meant to change files (tests, lint, typecheck): a judge that asks for it may keep the
+   * tree it judged before across it (activity.ts, git/judged-trees.ts). Unset: it may change them.
    */
   readsOnly?: boolean;
   /** Sees every piece of output as it arrives. A listener that throws is not fatal; it is not called again. */
   onOutput?: (chunk: string) => void;
-  /**
-   * Started by a command helper (command-helper.ts) rather than forked from node, where one can run it
-   * (not with `onOutput`, which needs the output as it arrives). Its output is then stdout and stderr
-   * interleaved in one file, and `stderrTail` is that combined output's tail.
-   */
-  viaHelper?: boolean;
 }
 
 export interface ExecResult {
@@ -42,6 +36,8 @@ export interface ExecResult {
   signal: NodeJS.Signals | null;
   timedOut: boolean;
   aborted: boolean;
+  /** It was still running when its grace period after SIGTERM ended, and was killed with SIGKILL. */
+  forcefullyTerminated: boolean;
   durationMs: number;
   /** The last `tailBytes` of stdout and stderr, interleaved as they arrived. */
   output: string;

@@ -1,14 +1,12 @@
-import { spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { setTimeout as delay } from "node:timers/promises";
+import type { Options, Result, ResultPromise } from "execa";
 import { noteCommand } from "./activity.js";
-import { type CommandHelperPool, createCommandHelperPool } from "./command-helper.js";
 import type { ExecOptions, ExecResult } from "./exec-types.js";
-import { execViaHelper } from "./exec-via-helper.js";
 import { OutputTail } from "./output-tail.js";
-import { processGroup } from "./process-group.js";
+import { type ProcessGroup, processGroup } from "./process-group.js";
 import { MAX_TIMER_MS, within } from "./timeout.js";
 import { scopeOf } from "./wrapper-scope.js";
 
@@ -22,158 +20,151 @@ const DRAIN_AFTER_EXIT_MS = 1500;
 /** How often the group is looked at while its members use their grace period. */
 const GROUP_POLL_MS = 25;
 
+/** execa, loaded at the first command: a CLI command that runs none does not pay for it. */
+let execaModule: Promise<typeof import("execa")> | undefined;
+const loadExeca = () => (execaModule ??= import("execa"));
+
 /**
- * Runs `command` through /bin/sh -c in its own process group. On timeout or abort the whole group gets
- * SIGTERM, then SIGKILL once the grace period is over, also when the shell itself died at once and only
- * its children are still cleaning up. When the shell exits on its own, whatever it left running in the
- * group is killed, so no agent or test process outlives its session. Completes on the shell's exit: a
- * process that left the group (setsid) and holds the pipes delays it by DRAIN_AFTER_EXIT_MS at most.
+ * Runs `command` through /bin/sh -c in its own process group, on execa. execa decides when to stop it
+ * (`timeout`, `cancelSignal`) and when to force it (`forceKillAfterDelay`); gantry makes every stop reach
+ * the whole group, and, when the shell exits, kills what it left in the group after what remains of its
+ * grace period, so no agent or test process outlives its command. Completes on the shell's exit: a process
+ * that left the group (setsid) and holds the pipes delays it by DRAIN_AFTER_EXIT_MS at most.
+ * With GANTRY_DEBUG set, each command and its end are traced on stderr (execa's `verbose`).
  */
-export function execCommand(options: ExecOptions): Promise<ExecResult> {
-  try {
-    checkOptions(options);
-  } catch (error) {
-    return Promise.reject(error);
-  }
+export async function execCommand(options: ExecOptions): Promise<ExecResult> {
+  checkOptions(options);
+  const { execa } = await loadExeca();
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-  const helpers = options.viaHelper && !options.onOutput ? commandHelpers() : undefined;
+  const wrapped = (options.wrapper?.length ?? 0) > 0;
+  const shell = ["/bin/sh", "-c", options.command];
+  const [bin, ...args] = wrapped ? [...(options.wrapper as readonly string[]), ...shell] : shell;
   // Under a sandbox that confines a command to one tree (wrapper-scope.ts), it counts for that tree's judge alone.
-  if (helpers) {
-    const ended = noteCommand(options.readsOnly !== true, scopeOf(options.wrapper));
-    const result = execViaHelper(helpers, options, graceMs, options.tailBytes ?? DEFAULT_TAIL);
-    if (result) return result.finally(ended);
-    ended();
-  }
-  const started = performance.now();
-  const tail = new OutputTail(options.tailBytes ?? DEFAULT_TAIL);
-  const errTail = new OutputTail(STDERR_TAIL);
-
-  return new Promise((resolve) => {
-    let timedOut = false;
-    let aborted = false;
-    let exited = false;
-    let termSentAt: number | undefined;
-    let killTimer: NodeJS.Timeout | undefined;
-
-    const shell = ["/bin/sh", "-c", options.command];
-    const [bin, ...args] = options.wrapper?.length ? [...options.wrapper, ...shell] : shell;
-    const ended = noteCommand(options.readsOnly !== true, scopeOf(options.wrapper));
-    const child = spawn(bin as string, args, {
+  const ended = noteCommand(options.readsOnly !== true, scopeOf(options.wrapper));
+  try {
+    const child = execa(bin as string, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
+      extendEnv: false,
       detached: true,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+      // Without input, /dev/null: a reader sees the end at once, as from a closed pipe, and no pipe is made.
+      ...(options.input === undefined ? { stdin: "ignore" as const } : { input: options.input }),
+      buffer: false,
+      reject: false,
+      timeout: Math.min(options.timeoutMs, MAX_TIMER_MS),
+      ...(options.signal ? { cancelSignal: options.signal } : {}),
+      // bwrap dies of SIGTERM and its sandbox with it at once: execa's signal to it does nothing (SIGCONT), the
+      // command inside gets SIGTERM from stopWithGroup and its grace period, and the forced kill ends bwrap.
+      killSignal: wrapped ? "SIGCONT" : "SIGTERM",
+      forceKillAfterDelay: graceMs,
+      verbose: process.env.GANTRY_DEBUG ? "short" : "none",
+    } satisfies Options);
     const group = processGroup(child.pid);
-    const closed = new Promise<void>((done) => child.once("close", () => done()));
-
-    const terminate = () => {
-      if (termSentAt !== undefined) return;
-      termSentAt = performance.now();
-      // bwrap dies of SIGTERM and its sandbox with it at once: the command inside gets the grace period instead.
-      if (options.wrapper?.length) group.signalMembers("SIGTERM");
-      else group.signal("SIGTERM");
-      killTimer = setTimeout(() => group.signal("SIGKILL"), graceMs);
+    const stopped = stopWithGroup(child, group);
+    const output = collectOutput(child, options);
+    const result = await settle(child, group, () => stopped.at, graceMs);
+    output.flush();
+    return {
+      command: options.command,
+      exitCode: result.exitCode ?? null,
+      signal: (result.signal as NodeJS.Signals | undefined) ?? null,
+      timedOut: result.timedOut,
+      aborted: result.isCanceled,
+      forcefullyTerminated: result.isForcefullyTerminated,
+      durationMs: Math.round(result.durationMs),
+      output: output.tail.text(),
+      stderrTail: output.errTail.text(),
+      totalBytes: output.tail.totalBytes,
+      ...(child.pid === undefined ? { spawnError: describeSpawnError(result, options.cwd) } : {}),
     };
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        terminate();
-      },
-      Math.min(options.timeoutMs, MAX_TIMER_MS),
-    );
-    const onAbort = () => {
-      aborted = true;
-      terminate();
-    };
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener("abort", onAbort, { once: true });
-
-    let listenerBroken = false;
-    const take = (text: string, bytes: number, isErr: boolean) => {
-      tail.push(text, bytes);
-      if (isErr) errTail.push(text, bytes);
-      if (!text || !options.onOutput || listenerBroken) return;
-      try {
-        options.onOutput(text);
-      } catch {
-        // A listener's bug must not take the process down or lose the command's result; it is not called again.
-        listenerBroken = true;
-      }
-    };
-    const flushers = [listen(child.stdout, false, take), listen(child.stderr, true, take)];
-
-    child.stdin.on("error", () => {
-      // The command did not read its input (EPIPE); that is its business.
-    });
-    child.stdin.end(options.input ?? "");
-
-    const settle = async (exitCode: number | null, signal: NodeJS.Signals | null, spawnError?: string) => {
-      if (exited) return;
-      exited = true;
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", onAbort);
-      if (termSentAt !== undefined) {
-        // Asked to stop: members still cleaning up get what is left of their grace period, not a SIGKILL now.
-        const deadline = termSentAt + graceMs;
-        while (group.alive() && performance.now() < deadline) await delay(GROUP_POLL_MS);
-      }
-      clearTimeout(killTimer);
-      group.signal("SIGKILL");
-      if (spawnError === undefined) await within(closed, { ms: DRAIN_AFTER_EXIT_MS });
-      child.stdout.destroy();
-      child.stderr.destroy();
-      for (const flush of flushers) flush();
-      ended();
-      resolve({
-        command: options.command,
-        exitCode,
-        signal,
-        timedOut,
-        aborted,
-        durationMs: Math.round(performance.now() - started),
-        output: tail.text(),
-        stderrTail: errTail.text(),
-        totalBytes: tail.totalBytes,
-        ...(spawnError !== undefined ? { spawnError } : {}),
-      });
-    };
-    child.once("error", (error) => void settle(null, null, describeSpawnError(error, options.cwd)));
-    child.once("exit", (code, signal) => void settle(code, signal));
-  });
+  } finally {
+    ended();
+  }
 }
 
-let helperPool: CommandHelperPool | undefined | null;
+/**
+ * execa stops the child through its `kill` (its timeout and cancelSignal call it, and count the forced
+ * kill from there): every other member of the group gets SIGTERM with it. Returns when that happened.
+ */
+function stopWithGroup(child: ResultPromise, group: ProcessGroup): { at?: number } {
+  const stopped: { at?: number } = {};
+  const execaKill = child.kill;
+  child.kill = ((...args: Parameters<typeof execaKill>) => {
+    stopped.at ??= performance.now();
+    group.signalMembers("SIGTERM");
+    return execaKill(...args);
+  }) as typeof execaKill;
+  return stopped;
+}
 
-/** The command helpers, started at first use; none with GANTRY_SPAWN_HELPER=0 (node forks every command then). */
-function commandHelpers(): CommandHelperPool | undefined {
-  if (helperPool === undefined)
-    helperPool =
-      process.env.GANTRY_SPAWN_HELPER !== "0" ? (createCommandHelperPool(process.env) ?? null) : null;
-  return helperPool ?? undefined;
+/**
+ * Waits for the shell's exit, lets the members still cleaning up use what is left of their grace period,
+ * kills the rest of the group, then waits for the pipes at most DRAIN_AFTER_EXIT_MS.
+ */
+async function settle(
+  child: ResultPromise,
+  group: ProcessGroup,
+  stoppedAt: () => number | undefined,
+  graceMs: number,
+): Promise<Result> {
+  // A child that never started has no exit: its result comes alone.
+  await Promise.race([new Promise((exited) => child.once("exit", exited)), child]);
+  const since = stoppedAt();
+  if (since !== undefined) {
+    while (group.alive() && performance.now() < since + graceMs) await delay(GROUP_POLL_MS);
+  }
+  group.signal("SIGKILL");
+  const drained = await within(child, { ms: DRAIN_AFTER_EXIT_MS });
+  if (drained.kind === "value") return drained.value;
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+  return child;
+}
+
+/** The output's tail (stdout and stderr interleaved as they arrived) and stderr's own, fed to `onOutput` too. */
+function collectOutput(child: ResultPromise, options: ExecOptions) {
+  const tail = new OutputTail(options.tailBytes ?? DEFAULT_TAIL);
+  const errTail = new OutputTail(STDERR_TAIL);
+  let listenerBroken = false;
+  const take = (text: string, bytes: number, isErr: boolean) => {
+    tail.push(text, bytes);
+    if (isErr) errTail.push(text, bytes);
+    if (!text || !options.onOutput || listenerBroken) return;
+    try {
+      options.onOutput(text);
+    } catch {
+      // A listener's bug must not take the process down or lose the command's result; it is not called again.
+      listenerBroken = true;
+    }
+  };
+  const flushers = [listen(child.stdout, false, take), listen(child.stderr, true, take)];
+  const flush = () => {
+    for (const end of flushers) end();
+  };
+  return { tail, errTail, flush };
 }
 
 /** Decodes a stream as UTF-8 without cutting characters that straddle chunks; returns the final flush. */
 function listen(
-  stream: Readable,
+  stream: Readable | null,
   isErr: boolean,
   take: (text: string, bytes: number, isErr: boolean) => void,
 ): () => void {
   const decoder = new StringDecoder("utf8");
-  stream.on("data", (chunk: Buffer) => take(decoder.write(chunk), chunk.length, isErr));
+  stream?.on("data", (chunk: Buffer) => take(decoder.write(chunk), chunk.length, isErr));
   return () => take(decoder.end(), 0, isErr);
 }
 
 /** Node reports a missing working directory as "spawn /bin/sh ENOENT"; say what is actually missing. */
-function describeSpawnError(error: NodeJS.ErrnoException, cwd: string): string {
-  if (error.code === "ENOENT") {
+function describeSpawnError(result: Result, cwd: string): string {
+  if (result.code === "ENOENT") {
     try {
       if (!statSync(cwd).isDirectory()) return `working directory is not a directory: ${cwd}`;
     } catch {
       return `working directory does not exist: ${cwd}`;
     }
   }
-  return error.message;
+  return result.originalMessage ?? result.shortMessage ?? result.message ?? "it could not be started";
 }
 
 function checkOptions(options: ExecOptions): void {

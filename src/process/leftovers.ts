@@ -1,4 +1,5 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readSync } from "node:fs";
+import { procStat } from "./process-group.js";
 
 export const RUN_ID_VARIABLE = "GANTRY_RUN_ID";
 /** Set for one agent session's processes only, so the session's leftovers are told from the run's hooks. */
@@ -20,7 +21,7 @@ export function killRunProcesses(runId: string): number {
 export function killMarkedProcesses(variable: string, value: string): number {
   const first = Buffer.from(`${variable}=${value}\0`, "latin1");
   const needle = Buffer.concat([Buffer.from([0]), first]);
-  const own = processGroupOf("self");
+  const own = procStat("self")?.group;
   const targets = new Set<number>();
   let pids: string[];
   try {
@@ -33,7 +34,7 @@ export function killMarkedProcesses(variable: string, value: string): number {
     try {
       const environ = readWhole(`/proc/${pid}/environ`);
       if (environ.indexOf(needle) < 0 && !environ.subarray(0, first.length).equals(first)) continue;
-      const group = processGroupOf(pid);
+      const group = procStat(pid)?.group;
       // A negative target is a whole group; never our own group, only that one process then.
       targets.add(group !== undefined && group > 1 && group !== own ? -group : Number(pid));
     } catch {
@@ -70,15 +71,5 @@ function readWhole(path: string): Buffer {
     }
   } finally {
     closeSync(fd);
-  }
-}
-
-function processGroupOf(pid: string): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    // After the command name in parentheses: state, ppid, pgrp, ...
-    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]);
-  } catch {
-    return undefined;
   }
 }

@@ -77,18 +77,24 @@ function liveMembersOnLinux(pgid: number, first = false): number[] | undefined {
   const members: number[] = [];
   for (const entry of entries) {
     if (entry.charCodeAt(0) < 48 || entry.charCodeAt(0) > 57) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "latin1");
-    } catch {
-      continue; // Gone while we looked.
-    }
-    // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so read after the last ")".
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
-    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") {
+    const stat = procStat(entry);
+    if (stat?.group === pgid && stat.state !== "Z" && stat.state !== "X") {
       members.push(Number(entry));
       if (first) break;
     }
   }
   return members;
+}
+
+/** A process's state letter and process group from /proc (`self` for this one); undefined once it is gone. */
+export function procStat(pid: string): { state: string; group: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses, so read after the last ")".
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ", 3);
+  return { state: fields[0] ?? "", group: Number(fields[2]) };
 }

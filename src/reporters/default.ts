@@ -2,7 +2,8 @@ import { oneLine } from "../util/text.js";
 import { duration, usd } from "./format.js";
 import { NoOptions, parseOptions } from "./options.js";
 import { progressLineIn, stamp } from "./progress-lines.js";
-import { passesThisRun, RunModel, type StoryRecord } from "./run-model.js";
+import { RunModel } from "./run-model.js";
+import { passesThisRun, type StoryRecord } from "./run-records.js";
 import type { EventArgs, Reporter, ReporterContext, ReporterStream } from "./types.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];

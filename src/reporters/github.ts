@@ -3,7 +3,8 @@ import { z } from "zod";
 import { oneLine, truncate } from "../util/text.js";
 import { renderMarkdown } from "./markdown.js";
 import { parseOptions } from "./options.js";
-import { RunModel, type StoryRecord } from "./run-model.js";
+import { RunModel } from "./run-model.js";
+import type { StoryRecord } from "./run-records.js";
 import type { Reporter, ReporterContext } from "./types.js";
 
 /** GitHub shows at most 10 error (and 10 warning) annotations of a step; the rest are dropped. */

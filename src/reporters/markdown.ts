@@ -4,7 +4,8 @@ import { oneLine, truncate } from "../util/text.js";
 import { markdownCell as cell, duration, usd } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
 import { critiqueMarkdown, featureCritique } from "./plan-critique.js";
-import { RunModel, type StoryRecord, type VerdictRecord } from "./run-model.js";
+import { RunModel } from "./run-model.js";
+import type { StoryRecord, VerdictRecord } from "./run-records.js";
 import type { Reporter, ReporterContext } from "./types.js";
 import { verdictSummary } from "./verdict-summary.js";
 

@@ -123,7 +123,10 @@ function report(deps: HookDeps, payload: HookPayload, command: string, why: stri
 
 function failure(result: ExecResult, timeoutMs: number): string {
   if (result.spawnError !== undefined) return `could not start: ${result.spawnError}`;
-  if (result.timedOut) return `timed out after ${timeoutMs} ms and was killed`;
+  if (result.timedOut) {
+    const forced = result.forcefullyTerminated ? " with SIGKILL: it did not stop on SIGTERM" : "";
+    return `timed out after ${timeoutMs} ms and was killed${forced}`;
+  }
   const how =
     result.exitCode === null ? `was killed by ${result.signal}` : `exited with code ${result.exitCode}`;
   const lastLine = result.stderrTail.trim().split("\n").at(-1)?.trim();

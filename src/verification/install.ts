@@ -54,7 +54,6 @@ export async function installWhenManifestsChanged(
   const wrapper = run.sandbox && withDependenciesWritable(run.sandbox, run.root);
   const result = await execCommand({
     command,
-    viaHelper: true,
     cwd: run.root,
     timeoutMs: run.config.quality.timeoutSeconds * 1000,
     signal: run.signal,

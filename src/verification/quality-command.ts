@@ -19,7 +19,6 @@ export function runQualityCommand(
   return execCommand({
     ...(wrapper ? { wrapper } : {}),
     command,
-    viaHelper: true,
     cwd: run.root,
     readsOnly: how.changesCode !== true,
     timeoutMs: run.config.quality.timeoutSeconds * 1000,

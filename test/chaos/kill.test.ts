@@ -59,10 +59,7 @@ describe(`SIGKILL at seeded moments (${trials} trials, base seed ${base})`, {
       },
     });
     const env = { GANTRY_CHAOS_MARKER: marker };
-    // The killed run forks its session from node: started by a command helper (process/command-helper.ts),
-    // the session dies with gantry, sandbox or not (test/process/exec-via-helper.test.ts), and no orphan
-    // would be left for the resumed run to stop.
-    const first = startGantry(root, ["run", "--feature", "f"], { env: { ...env, GANTRY_SPAWN_HELPER: "0" } });
+    const first = startGantry(root, ["run", "--feature", "f"], { env });
     await waitFor("US-1's first session", () => agentCalls(root).some((c) => c.story === "US-1"));
     first.child.kill("SIGKILL");
     await first.done;

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { stripVTControlCharacters } from "node:util";
 import { type ExecOptions, type ExecResult, execCommand } from "../../src/process/executor.js";
 import { OutputTail } from "../../src/process/output-tail.js";
 
@@ -139,6 +142,7 @@ describe("execCommand: timeout and process groups", () => {
     assert.equal(result.aborted, false);
     assert.equal(result.exitCode, null);
     assert.equal(result.signal, "SIGTERM");
+    assert.equal(result.forcefullyTerminated, false, "it stopped on SIGTERM");
     assert.ok(seconds < 5, `took ${seconds}s`);
     const pgid = pgidOf(result);
     await eventuallyNone(() => inGroup(pgid), "process group");
@@ -155,6 +159,7 @@ describe("execCommand: timeout and process groups", () => {
     );
     assert.equal(result.timedOut, true);
     assert.equal(result.signal, "SIGKILL");
+    assert.equal(result.forcefullyTerminated, true);
     assert.ok(seconds < 5, `took ${seconds}s`);
     await eventuallyNone(() => inGroup(pgidOf(result)), "process group");
     await eventuallyNone(() => withMarker(mark), "marked sleeps");
@@ -321,8 +326,13 @@ describe("execCommand: exit status", () => {
   test("a working directory that does not exist is a spawn error, not a hang", async () => {
     const result = await run("true", { cwd: join(work, "missing") });
     assert.equal(result.exitCode, null);
-    assert.equal(typeof result.spawnError, "string");
-    assert.match(result.spawnError ?? "", /missing/);
+    assert.equal(result.spawnError, `working directory does not exist: ${join(work, "missing")}`);
+  });
+
+  test("a program that cannot be started is a spawn error naming it", async () => {
+    const result = await run("true", { wrapper: [join(work, "no-such-wrapper")] });
+    assert.equal(result.exitCode, null);
+    assert.match(result.spawnError ?? "", /no-such-wrapper ENOENT/);
   });
 
   test("an onOutput callback that throws does not take the process down", async () => {
@@ -344,6 +354,34 @@ describe("execCommand: exit status", () => {
   test("a bad timeout is rejected with what was expected", async () => {
     await assert.rejects(run("true", { timeoutMs: Number.NaN }), /timeoutMs.*expected a positive number/);
     await assert.rejects(run("true", { timeoutMs: 0 }), /timeoutMs/);
+  });
+});
+
+describe("execCommand: GANTRY_DEBUG", () => {
+  /** A node that runs `echo traced` through execCommand, with `env` as its environment. */
+  function traced(env: NodeJS.ProcessEnv): { stdout: string; stderr: string } {
+    const executor = fileURLToPath(new URL("../../src/process/executor.ts", import.meta.url));
+    const script = `const { execCommand } = await import(${JSON.stringify(executor)});
+const r = await execCommand({ command: "echo traced", cwd: ${JSON.stringify(work)}, timeoutMs: 10000 });
+process.stdout.write(r.output);`;
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      env,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    assert.equal(child.status, 0, child.stderr);
+    return { stdout: child.stdout, stderr: stripVTControlCharacters(child.stderr) };
+  }
+
+  test("set, every command and its end are traced on stderr; unset, nothing is", () => {
+    const { GANTRY_DEBUG: _, ...quiet } = process.env;
+    const on = traced({ ...quiet, GANTRY_DEBUG: "1" });
+    assert.equal(on.stdout, "traced\n", "the command's output is not changed by the trace");
+    assert.match(on.stderr, /\$ \/bin\/sh -c 'echo traced'/);
+    assert.match(on.stderr, /done in/);
+    const off = traced(quiet);
+    assert.equal(off.stdout, "traced\n");
+    assert.equal(off.stderr, "");
   });
 });
 

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { EventPayloads } from "../../src/model/events.js";
-import { passesThisRun, RunModel } from "../../src/reporters/run-model.js";
+import { RunModel } from "../../src/reporters/run-model.js";
+import { passesThisRun } from "../../src/reporters/run-records.js";
 import type { EventArgs } from "../../src/reporters/types.js";
 import { emitSampleRun, freshDir, sampleBus } from "./sample-run.js";
 

@@ -289,6 +289,18 @@ describe("hooks", () => {
     assert.equal(recorded(next).length, 1, "the next command still ran");
   });
 
+  it("says when a hook that timed out ignored SIGTERM and was killed with SIGKILL", async () => {
+    const h = harness({ "on-story-fail": [{ command: "trap '' TERM; sleep 30", timeoutMs: 300 }] });
+    h.bus.emit("story:fail", { story: story("US-1"), reason: "x" });
+    assert.deepEqual(await h.bus.flush(10_000), []);
+    h.dispose();
+    assert.equal(h.warnings.length, 1);
+    assert.match(
+      h.warnings[0] ?? "",
+      /timed out after 300 ms and was killed with SIGKILL: it did not stop on SIGTERM; the run goes on$/,
+    );
+  });
+
   it("Ctrl-C (the run's signal) stops a running hook without a warning", async () => {
     const pidFile = join(work, "interrupted.pid");
     const h = harness({ "on-story-skip": `echo $$ > "${pidFile}"; sleep 30` });

@@ -34,7 +34,6 @@ export async function runTestFile(options: {
   const wrapper = options.judging && judgingWrapper(options.judging, options.cwd);
   const outcome = await execCommand({
     command,
-    viaHelper: true,
     cwd: options.cwd,
     readsOnly: true,
     timeoutMs: options.timeoutMs,
