@@ -37,7 +37,6 @@ async function timeIt(root: string, wrapper: readonly string[]): Promise<number>
     command: "true",
     cwd: root,
     timeoutMs: 60_000,
-    viaHelper: true,
     readsOnly: true,
     wrapper,
   });

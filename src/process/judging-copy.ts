@@ -54,7 +54,7 @@ export function copyWrapper(
   for (const path of paths.hidden) args.push("--tmpfs", path);
   for (const [name, value] of Object.entries(CACHES)) args.push("--setenv", name, value);
   args.push(...JUDGING_ISOLATION, "--cap-drop", "ALL", "--");
-  // bwrap dies with its parent, this shell; the shell with gantry (or its command helper) when setpriv can say so.
+  // bwrap dies with its parent, this shell; the shell with gantry when setpriv can say so.
   const dieWithGantry = paths.setpriv ? [paths.setpriv, "--pdeathsig", "KILL", "--"] : [];
   const shell = ["/bin/sh", "-c", hostShell(tree, notCopied, copiesFolder(env)), "gantry-judge-copy"];
   return [...dieWithGantry, ...shell, ...args];

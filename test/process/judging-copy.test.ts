@@ -199,7 +199,7 @@ describe("judgingWrapper with the copy layer: gantry killed", { skip }, () => {
     if (!setpriv) return void console.log("# setpriv not found: nothing to show");
     const wrapper = judgingWrapper({ programs: { ...programs, setpriv }, repository: root }, root, env);
     assert.deepEqual(wrapper.slice(0, 5), [setpriv, "--pdeathsig", "KILL", "--", "/bin/sh"]);
-    // A gantry of its own: starts the command directly (no command helper), then is killed.
+    // A gantry of its own: starts the command, then is killed.
     const script = join(scratch, "killed", "gantry.mjs");
     writeFileSync(
       script,
