@@ -5,6 +5,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { Options, Result, ResultPromise } from "execa";
 import { noteCommand } from "./activity.js";
 import type { ExecOptions, ExecResult } from "./exec-types.js";
+import { reapWithGantry, startReaper } from "./group-reaper.js";
 import { OutputTail } from "./output-tail.js";
 import { type ProcessGroup, processGroup } from "./process-group.js";
 import { MAX_TIMER_MS, within } from "./timeout.js";
@@ -35,6 +36,7 @@ const loadExeca = () => (execaModule ??= import("execa"));
 export async function execCommand(options: ExecOptions): Promise<ExecResult> {
   checkOptions(options);
   const { execa } = await loadExeca();
+  startReaper();
   const graceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const wrapped = (options.wrapper?.length ?? 0) > 0;
   const shell = ["/bin/sh", "-c", options.command];
@@ -60,9 +62,11 @@ export async function execCommand(options: ExecOptions): Promise<ExecResult> {
       verbose: process.env.GANTRY_DEBUG ? "short" : "none",
     } satisfies Options);
     const group = processGroup(child.pid);
+    const unlist = reapWithGantry(child.pid);
     const stopped = stopWithGroup(child, group);
     const output = collectOutput(child, options);
     const result = await settle(child, group, () => stopped.at, graceMs);
+    unlist();
     output.flush();
     return {
       command: options.command,
