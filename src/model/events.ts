@@ -18,6 +18,7 @@ export interface TestIntegrityFinding {
     | "test-config-changed"
     | "check-config-changed"
     | "check-script-changed"
+    | "runner-aware-code"
     | "suppression-added";
   file: string;
   line?: number;

@@ -53,6 +53,7 @@ export function integrityFailure(
       `Remove the lint / type-check suppressions you added (eslint-disable, biome-ignore, @ts-ignore, noqa, ...)`,
       `and leave the lint and type-check commands and their configuration as they were.`,
       `Leave the scripts the story checks and reviewers run as they were.`,
+      `Production code must not ask whether a test runner is running it, nor touch the runner's reports.`,
       `Make the story's code satisfy the tests and the checks instead. The story cannot pass while these remain.`,
     ],
   );

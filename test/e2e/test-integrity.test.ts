@@ -134,6 +134,23 @@ describe("test-integrity gate, end to end with hostile agents", { concurrency: 2
     assert.equal(integrity[0]?.tree, lastRun(project.root).ledger.find((e) => e.gate === "verify")?.tree);
   });
 
+  it("production code that answers differently under the test runner (a defeat device)", async () => {
+    await assertCaught(
+      hostileProject(
+        [
+          'writeFileSync("src/feature.js", "export const feature = () => (process.env.NODE_TEST_CONTEXT ? 42 : 41);\\n");',
+          'writeFileSync("test/feature.test.js", \'import assert from "node:assert/strict";\\nimport { test } from "node:test";\\nimport { feature } from "../src/feature.js";\\ntest("feature", () => assert.equal(feature(), 42));\\n\');',
+        ].join("\n"),
+      ),
+      {
+        kind: "runner-aware-code",
+        file: "src/feature.js",
+        line: 1,
+        evidence: /reaches into the test runner \(NODE_TEST_CONTEXT/,
+      },
+    );
+  });
+
   it("a deleted test file", async () => {
     await assertCaught(hostileProject('rmSync("test/base.test.js", { force: true });'), {
       kind: "test-deleted",

@@ -11,6 +11,7 @@ import { checkScriptChanges, judgingChecks, testCommandScripts } from "./test-in
 import { renamedOutOfCollection } from "./test-integrity/collection.js";
 import { qualityCommandsChange } from "./test-integrity/gantry-commands.js";
 import { addedMarkers, hasMarkerRules } from "./test-integrity/markers.js";
+import { runnerAwareFindings, scansRunnerAwareness } from "./test-integrity/runner-aware.js";
 import { suppressionFault } from "./test-integrity/suppression-rule.js";
 import { addedSuppressions, hasSuppressionRules } from "./test-integrity/suppressions.js";
 import { testConfigChanges } from "./test-integrity/test-config-files.js";
@@ -117,7 +118,8 @@ export async function judgeIntegrity(
   const present = changes.filter((c) => c.status !== "D").map((c) => c.path);
   const marked = present.filter((p) => hasMarkerRules(p) && (isTestSource(p) || familyOf(p) === "rs"));
   const suppressible = present.filter(hasSuppressionRules);
-  const scanned = [...new Set([...marked, ...suppressible])];
+  const production = present.filter((p) => scansRunnerAwareness(p, isTestSource));
+  const scanned = [...new Set([...marked, ...suppressible, ...production])];
   const lines = await changedLines(run.root, base, tree, scanned, changes);
   const linesOf = (path: string) => lines.get(path) ?? { added: [], removed: [] };
   for (const path of marked) {
@@ -142,6 +144,8 @@ export async function judgeIntegrity(
       else reasoned.push({ ...finding, allowedBy: REASONED });
     }
   }
+
+  found.push(...runnerAwareFindings(production, linesOf));
 
   const checkCommands = [lint, typecheck].filter((c): c is string => Boolean(c));
   for (const change of await testConfigChanges({ root: run.root, base, tree, changes, testCommands })) {

@@ -10,6 +10,8 @@ const ALLOWING_WORDS: Record<TestIntegrityFinding["kind"], RegExp> = {
   "test-config-changed": /\b(change|update|edit|modify|set|replace|rewrite|configure|add|remove|rename)/i,
   "check-config-changed":
     /\b(change|update|edit|modify|set|replace|rewrite|configure|add|remove|rename|relax|loosen|disabl|enabl|ignor|exclud|suppress|turn)/i,
+  "runner-aware-code":
+    /\b(test[- ]?(?:mode|run|runner|environment)|under (?:test|pytest|jest|vitest)|detect)/i,
   "check-script-changed": /\b(change|update|edit|modify|set|replace|rewrite|configure|add|remove|rename)/i,
   "suppression-added":
     /\b(disabl|ignor|suppress|silenc|exempt|nolint|noqa|allow\(|ts-expect-error|ts-nocheck)/i,
