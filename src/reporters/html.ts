@@ -3,7 +3,13 @@ import { critiqueLines, type PlanCritiqueFile } from "../plan/critique-file.js";
 import { duration, escapeMarkup, seconds, usd } from "./format.js";
 import { FileOptions, parseOptions, writeReport } from "./options.js";
 import { featureCritique } from "./plan-critique.js";
-import { RunModel, type StageRecord, type StoryRecord, type VerdictRecord } from "./run-model.js";
+import {
+  passesThisRun,
+  RunModel,
+  type StageRecord,
+  type StoryRecord,
+  type VerdictRecord,
+} from "./run-model.js";
 import { stageOutcome } from "./stage-verdict.js";
 import type { Reporter, ReporterContext } from "./types.js";
 import { verdictSummary } from "./verdict-summary.js";
@@ -79,7 +85,7 @@ ${model.pauseReason ? h`<p class="banner paused">Paused: ${model.pauseReason}</p
 ${model.error ? h`<p class="banner failed">Error: ${model.error}</p>` : ""}
 <main>
 <table class="stories">
-<thead><tr><th>Story</th><th>Status</th><th class="num">Attempts</th><th>Tier</th><th class="num">Duration</th><th class="num">Cost</th><th>Stages</th><th>Gate verdicts</th></tr></thead>
+<thead><tr><th>Story</th><th>Status</th><th class="num">Passes</th><th>Tier</th><th class="num">Duration</th><th class="num">Cost</th><th>Stages</th><th>Gate verdicts</th></tr></thead>
 <tbody>
 ${model.list().map((s) => storyRow(s, runDirFromReport))}
 </tbody>
@@ -98,7 +104,7 @@ function storyRow(s: StoryRecord, runDirFromReport: string): Markup {
   return h`<tr class="story ${s.status}" id="story-${s.id}">
 <td><span class="id">${s.id}</span><div class="title">${s.title}</div>${s.reason && s.status !== "passed" ? h`<div class="reason">${s.reason}</div>` : ""}${sessionLinks(s, runDirFromReport)}</td>
 <td><span class="badge ${s.status}">${s.status}</span></td>
-<td class="num">${s.attempts}</td>
+<td class="num">${passesThisRun(s)}</td>
 <td>${s.tier ?? "—"}</td>
 <td class="num">${s.durationMs !== undefined ? duration(s.durationMs) : "—"}</td>
 <td class="num">${s.agentCalls > 0 || s.costUsd > 0 ? usd(s.costUsd) : "—"}</td>

@@ -5,7 +5,7 @@ import { countEnds, type EndStatus, type RunSummary } from "../model/run.js";
 import type { StageAction, StageName } from "../model/stage.js";
 import type { StoryStatus } from "../model/story.js";
 import { failedBefore, type StageVerdict, stageVerdict } from "./stage-verdict.js";
-import { StoryFold } from "./story-fold.js";
+import { passesThisRun, StoryFold } from "./story-fold.js";
 import type { EventArgs } from "./types.js";
 import {
   type Evidence,
@@ -251,7 +251,4 @@ export class RunModel {
   }
 }
 
-/** How many passes this run gave the story (a resumed story's earlier runs' passes not counted). */
-export function passesThisRun(story: StoryRecord): number {
-  return Math.max(1, story.attempts - (story.firstPassThisRun ?? 1) + 1);
-}
+export { passesThisRun };

@@ -57,6 +57,12 @@ export class StoryFold {
   }
 }
 
+/** How many passes this run gave the story: a resumed story's passes in earlier runs are not counted. */
+export function passesThisRun(story: StoryProgress): number {
+  if (story.firstPassThisRun === undefined) return 0;
+  return Math.max(1, story.attempts - (story.firstPassThisRun ?? 1) + 1);
+}
+
 function end(story: StoryProgress, status: StoryStatus, attempts: number, reason: string): void {
   Object.assign(story, { status, attempts, reason });
   story.stage = undefined;
