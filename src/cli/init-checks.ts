@@ -8,6 +8,9 @@ import { join } from "node:path";
 import type { CommandKey } from "../config/detect/index.js";
 import { execCommand } from "../process/executor.js";
 import { findOnPath, isExecutableFile } from "../process/find-executable.js";
+import { judgingWrapper } from "../process/judging-sandbox.js";
+import { judgingSupport } from "../process/judging-support.js";
+import { sandboxSupport } from "../process/sandbox.js";
 import { outputHead } from "../verification/unreadable.js";
 
 /** The baseline checks init runs, in this order. */
@@ -23,6 +26,8 @@ export interface BaselineRun {
   timedOut: boolean;
   /** The first lines it printed. */
   head: string[];
+  /** It ran in the judging sandbox, as a run runs it. */
+  sandboxed: boolean;
 }
 
 /**
@@ -63,7 +68,26 @@ function importable(python: string, name: string, root: string, env: NodeJS.Proc
   return result.status === 0;
 }
 
-/** Runs lint and typecheck once, each bounded, on the project as it is; a command not installed is not run. */
+/**
+ * The judging sandbox a run would put lint and typecheck in (a throw-away layer over the tree and the home,
+ * a fresh /tmp, own namespaces), or none when it cannot work here: the project's code is run as a run runs it.
+ */
+async function judgingWrapperFor(
+  root: string,
+  env: NodeJS.ProcessEnv,
+): Promise<readonly string[] | undefined> {
+  const found = await sandboxSupport(env);
+  if (!found.works || !found.bwrap) return undefined;
+  const judging = await judgingSupport(found.bwrap, env);
+  return judging.works
+    ? judgingWrapper({ programs: judging.programs, repository: root }, root, env)
+    : undefined;
+}
+
+/**
+ * Runs lint and typecheck once, each bounded, on the project as it is, in the judging sandbox when it works
+ * here; a command not installed is not run.
+ */
 export async function runBaseline(
   root: string,
   commands: Partial<Record<CommandKey, string>>,
@@ -71,10 +95,12 @@ export async function runBaseline(
   skip: ReadonlySet<CommandKey>,
 ): Promise<BaselineRun[]> {
   const runs: BaselineRun[] = [];
-  for (const key of BASELINE_KEYS) {
-    const command = commands[key];
-    if (!command || skip.has(key)) continue;
+  const keys = BASELINE_KEYS.filter((key) => commands[key] && !skip.has(key));
+  const wrapper = keys.length > 0 ? await judgingWrapperFor(root, env) : undefined;
+  for (const key of keys) {
+    const command = commands[key] as string;
     const result = await execCommand({
+      ...(wrapper ? { wrapper } : {}),
       command,
       cwd: root,
       env,
@@ -89,6 +115,7 @@ export async function runBaseline(
       exitCode: result.exitCode,
       timedOut: result.timedOut,
       head: outputHead(result.output, 5),
+      sandboxed: wrapper !== undefined,
     });
   }
   return runs;

@@ -198,11 +198,12 @@ function report(r: {
 /** Each baseline check's outcome; one that already fails is a warning with what it printed. */
 function baselineLines(runs: readonly BaselineRun[]): string[] {
   return runs.map((run) => {
-    if (run.passed) return `  ${run.key} passes on the project as it is`;
+    const where = run.sandboxed ? " (in the judging sandbox)" : "";
+    if (run.passed) return `  ${run.key} passes on the project as it is${where}`;
     const why = run.timedOut ? "timed out" : `exit code ${run.exitCode}`;
     const printed = run.head.length ? `; it printed:\n${run.head.map((l) => `    ${l}`).join("\n")}` : "";
     return (
-      `warning: ${run.key} already fails on the project as it is (${run.command}: ${why}), before any story: ` +
+      `warning: ${run.key} already fails on the project as it is${where} (${run.command}: ${why}), before any story: ` +
       `every story would fail review and be blamed for it; fix it or change quality.commands.${run.key}${printed}`
     );
   });
