@@ -4,7 +4,7 @@
  * story, which would be blamed for it.
  */
 import { spawnSync } from "node:child_process";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { CommandKey } from "../config/detect/index.js";
 import { execCommand } from "../process/executor.js";
 import { findOnPath, isExecutableFile } from "../process/find-executable.js";
@@ -54,8 +54,9 @@ export function missingPrograms(command: string, root: string, env: NodeJS.Proce
     if (program === "npx") {
       const tool = rest.find((w) => !w.startsWith("-"));
       if (tool && !isExecutableFile(join(root, "node_modules", ".bin", tool))) missing.push(`${tool} (npx)`);
-    } else if (PYTHONS.has(program) && rest[0] === "-m" && rest[1]) {
-      if (!importable(program, rest[1], root, env)) missing.push(`${rest[1]} (${program} -m)`);
+    } else if (PYTHONS.has(basename(program)) && rest[0] === "-m" && rest[1]) {
+      const python = program.includes("/") ? join(root, program) : program;
+      if (!importable(python, rest[1], root, env)) missing.push(`${rest[1]} (${program} -m)`);
     }
   }
   return [...new Set(missing)];

@@ -11,10 +11,12 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { AGENT_HELP, type AgentChoice, detectAgent } from "../config/detect/agent.js";
 import { proposedWorktreeSetup } from "../config/detect/editable-install.js";
 import { COMMAND_KEYS, type CommandKey, type Detection, detectProject } from "../config/detect/index.js";
+import { projectVenv } from "../config/detect/project-venv.js";
 import { detectStoryChecks } from "../config/detect/story-checks.js";
 import { InputError } from "../config/input-error.js";
 import { CONFIG_PATH, parseConfig } from "../config/loader.js";
 import type { ConfigInput } from "../config/schema.js";
+import { isIgnored } from "../git/ignored.js";
 import { sandboxStatusLine } from "../process/sandbox.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { ensureGitignored, type GitignoreUpdate } from "../util/gitignore.js";
@@ -86,7 +88,10 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
   const featuresCreated = !existsSync(join(root, FEATURES_DIR));
   mkdirSync(join(root, FEATURES_DIR), { recursive: true });
   writeJsonAtomic(configPath, config);
-  const gitignore = ensureGitignored(root, GITIGNORE_ENTRIES, ".gantry");
+  // The project's virtualenv is no content: git would see it, and a worktree's would fail worktreeSetup.
+  const venv = projectVenv(root);
+  const venvEntry = venv && !(await isIgnored(root, `${venv.dir}/`)) ? [`${venv.dir}/`] : [];
+  const gitignore = ensureGitignored(root, [...GITIGNORE_ENTRIES, ...venvEntry], ".gantry");
   const env = io.env ?? process.env;
   const commands = (config.quality?.commands ?? {}) as Record<string, string>;
   const missing = Object.entries(commands)
@@ -126,6 +131,7 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
       display: display(configPath),
       missing,
       baseline,
+      worktreeSetup: config.execution?.worktreeSetup,
     }),
   );
   return 0;
@@ -142,6 +148,7 @@ function report(r: {
   display: string;
   missing: { key: string; command: string; programs: string[] }[];
   baseline: BaselineRun[];
+  worktreeSetup: string | undefined;
 }): string {
   const { detection, agent, gitignore } = r;
   const lines = [`${r.existed ? "overwrote" : "wrote"} ${r.display}`];
@@ -160,6 +167,11 @@ function report(r: {
   }
   for (const [key, found] of Object.entries(detectStoryChecks(r.root))) {
     lines.push(`  ${key}: ${found.command} (${found.source}; story-check between stories)`);
+  }
+  if (r.worktreeSetup) {
+    lines.push(
+      `  execution.worktreeSetup: ${r.worktreeSetup} (--parallel: each story worktree gets its own virtualenv and install; docs/parallel.md)`,
+    );
   }
   const notes = [
     ...detection.stacks.flatMap((s) => s.notes.map((n) => `${s.stack}: ${n}`)),

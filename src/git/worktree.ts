@@ -4,6 +4,7 @@ import type { SimpleGit } from "simple-git";
 import { mirrorNodeModules } from "../process/dependency-mirror.js";
 import { runGit } from "./exec.js";
 import { GitError } from "./git-error.js";
+import { isIgnored } from "./ignored.js";
 
 /** A git worktree as `git worktree list --porcelain` names it. */
 export interface WorktreeEntry {
@@ -184,9 +185,5 @@ export async function commitSubjectOf(cwd: string, commit: string): Promise<stri
 async function linkDependencies(from: string, to: string): Promise<void> {
   if (!existsSync(join(from, "node_modules"))) return;
   // The trailing slash asks about a folder: `node_modules/`, the usual line, matches folders only.
-  const ignored = await runGit(to, ["check-ignore", "-q", "node_modules/"]).then(
-    () => true,
-    () => false,
-  );
-  if (ignored) mirrorNodeModules(from, [from], to);
+  if (await isIgnored(to, "node_modules/")) mirrorNodeModules(from, [from], to);
 }
