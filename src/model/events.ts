@@ -80,6 +80,17 @@ export interface EventPayloads {
     files?: string[];
     reason?: string;
   };
+  /**
+   * `--parallel`: `execution.worktreeSetup` in a story's new worktree, before its first session: `start`, then
+   * `end` with whether it worked (a failing one fails the story with its output as the reason).
+   */
+  "worktree:setup": {
+    storyId: string;
+    command: string;
+    phase: "start" | "end";
+    ok?: boolean;
+    durationMs?: number;
+  };
   "stage:enter": { storyId: string; stage: StageName };
   "stage:exit": {
     storyId: string;

@@ -137,6 +137,11 @@ function settled(args: EventArgs, model: RunModel, paint: Palette): string[] {
     case "escalation:tier-change":
       return [paint.dim(`  ↑ ${e.storyId} ${e.from} → ${e.to}: ${oneLine(e.reason)}`)];
     // --parallel: a story's pass in its worktree counts once it merged into the feature branch.
+    // --parallel: a worktree's setup can take a while (a virtualenv, an install) before the story starts.
+    case "worktree:setup":
+      return e.phase === "start"
+        ? [paint.dim(`  ⚙ ${e.storyId} setting up its worktree: ${oneLine(e.command, 80)}`)]
+        : [];
     case "story:merge":
       return e.outcome === "merged"
         ? [paint.dim(`  ⤷ ${e.storyId} merged into the feature branch (${(e.sha ?? "").slice(0, 12)})`)]

@@ -66,6 +66,10 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
       return `${e.story.id} FAILED: ${oneLine(e.reason)}`;
     case "story:skip":
       return `${e.story.id} ${e.story.status.toUpperCase()}: ${oneLine(withoutStatus(e.reason, e.story.status))}`;
+    case "worktree:setup":
+      return e.phase === "start"
+        ? `${e.storyId} setting up its worktree: ${oneLine(e.command, 100)}`
+        : `${e.storyId} worktree setup ${e.ok ? "done" : "failed"} (${seconds(e.durationMs ?? 0)})`;
     case "story:merge":
       return e.outcome === "merged"
         ? `${e.storyId} merged into the feature branch (${(e.sha ?? "").slice(0, 12)})`

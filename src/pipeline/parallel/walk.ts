@@ -103,7 +103,7 @@ export async function walkInParallel(
     leftovers.delete(story.id);
     const worktree = leftover ?? (await openStoryWorktree(home, book, story.id, await run.git.head()));
     const worker = await workerContext(run, home, book, worktree);
-    const unready = await setUpWorktree(worker.ctx);
+    const unready = await setUpWorktree(worker.ctx, story.id);
     if (unready !== undefined) {
       run.stories.update(story.id, { status: "failed", failureReason: unready });
       run.bus.emit("story:fail", { story: summarize(story), reason: unready });

@@ -13,10 +13,23 @@ const TAIL_BYTES = 4 * 1024;
  * was (what it makes is ignored): anything else would be committed as the story's change. Returns why the
  * story cannot start in this worktree, or undefined.
  */
-export async function setUpWorktree(ctx: RunContext): Promise<string | undefined> {
+export async function setUpWorktree(ctx: RunContext, storyId: string): Promise<string | undefined> {
   const command = ctx.config.execution.worktreeSetup;
   if (command === undefined) return undefined;
   const started = Date.now();
+  ctx.bus.emit("worktree:setup", { storyId, command, phase: "start" });
+  const unready = await setUp(ctx, command, started);
+  ctx.bus.emit("worktree:setup", {
+    storyId,
+    command,
+    phase: "end",
+    ok: unready === undefined,
+    durationMs: Date.now() - started,
+  });
+  return unready;
+}
+
+async function setUp(ctx: RunContext, command: string, started: number): Promise<string | undefined> {
   const result = await runQualityCommand(ctx, command, TAIL_BYTES, { changesCode: true });
   const what = `execution.worktreeSetup (${oneLine(command, 80)})`;
   if (result.aborted) return `${what} was interrupted`;
