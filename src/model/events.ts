@@ -79,6 +79,11 @@ export interface EventPayloads {
     tree?: string;
     files?: string[];
     reason?: string;
+    /**
+     * For one not merged, what follows: the `merge-conflict` trigger asks (`ask`), or, with it off, its
+     * fallback runs the story again on the new tip (`retry`), or the story fails (`fail`: it already ran again).
+     */
+    next?: "ask" | "retry" | "fail";
   };
   /**
    * `--parallel`: `execution.worktreeSetup` in a story's new worktree, before its first session: `start`, then

@@ -1,7 +1,7 @@
 import { oneLine } from "../util/text.js";
 import { duration, usd } from "./format.js";
 import { NoOptions, parseOptions } from "./options.js";
-import { progressLineIn, stamp } from "./progress-lines.js";
+import { MERGE_NEXT, progressLineIn, stamp } from "./progress-lines.js";
 import { passesThisRun, RunModel, type StoryRecord } from "./run-model.js";
 import type { EventArgs, Reporter, ReporterContext, ReporterStream } from "./types.js";
 
@@ -145,7 +145,11 @@ function settled(args: EventArgs, model: RunModel, paint: Palette): string[] {
     case "story:merge":
       return e.outcome === "merged"
         ? [paint.dim(`  ⤷ ${e.storyId} merged into the feature branch (${(e.sha ?? "").slice(0, 12)})`)]
-        : [paint.yellow(`  ⤷ ${e.storyId} did not merge: ${oneLine(e.reason ?? "")}`)];
+        : [
+            paint.yellow(
+              `  ⤷ ${e.storyId} did not merge: ${oneLine(e.reason ?? "")}${e.next ? `; ${MERGE_NEXT[e.next]}` : ""}`,
+            ),
+          ];
     case "run:pause":
       return [paint.yellow(`⏸ run paused: ${oneLine(e.reason)}`)];
     case "run:error":

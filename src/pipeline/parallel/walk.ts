@@ -150,10 +150,14 @@ export async function walkInParallel(
     );
     worker.close();
     if (merged.outcome === "merged") await merged.followed;
+    const asks = run.config.interaction.triggers["merge-conflict"]?.enabled === true;
+    const next = asks ? "ask" : !rerun.has(story.id) && !stopping() ? "retry" : "fail";
     run.bus.emit("story:merge", {
       storyId: story.id,
       outcome: merged.outcome,
-      ...(merged.outcome === "merged" ? { sha: merged.sha, tree: merged.tree } : { reason: merged.reason }),
+      ...(merged.outcome === "merged"
+        ? { sha: merged.sha, tree: merged.tree }
+        : { reason: merged.reason, ...(run.signal.aborted ? {} : { next }) }),
       ...(merged.outcome === "conflict" ? { files: merged.files } : {}),
     });
     if (merged.outcome === "merged") {
