@@ -1,12 +1,13 @@
 // `gantry init`'s baseline lint / typecheck run through the built CLI: in the judging sandbox when it works.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { judgingSupport } from "../../src/process/judging-support.js";
 import { sandboxSupport } from "../../src/process/sandbox.js";
-import { gantry, git } from "../e2e/harness.js";
+import { gantry } from "../e2e/harness.js";
+import { committedRepo } from "../support/git-fixtures.js";
 
 const found = await sandboxSupport();
 const judging = found.works && found.bwrap ? await judgingSupport(found.bwrap) : undefined;
@@ -14,25 +15,13 @@ const skip = judging?.works
   ? false
   : `the judging sandbox does not work here (${found.reason ?? (judging && !judging.works ? judging.reason : "")})`;
 
-function repo(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), "gantry-init-checks-"));
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  git(root, "init", "-q", "-b", "main");
-  git(root, "add", "-A");
-  git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base");
-  return root;
-}
-
 describe("gantry init's baseline run (built CLI)", { timeout: 120_000 }, () => {
   it("runs the project's lint in the judging sandbox: what it writes to the tree, the home and /tmp is gone after, and init says where it ran", {
     skip,
   }, async () => {
     const home = mkdtempSync(join(tmpdir(), "gantry-init-checks-home-"));
     const marker = `gantry-init-lint-${process.pid}-${Date.now()}`;
-    const root = repo({
+    const root = committedRepo({
       "package.json": `${JSON.stringify({ type: "module", scripts: { test: "node --test", lint: "node lint.mjs" } })}\n`,
       // The project's lint, writing where a sandboxed command's writes must not last.
       "lint.mjs": [

@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, it } from "node:test";
-import { chaosConfig, moduleWithTest, QUICK_CHECK } from "../chaos/project.js";
-import { type AgentSession, gantry, git, makeProject, prdStories, REPO, story } from "../e2e/harness.js";
-
-const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
+import { moduleWithTest, QUICK_CHECK } from "../chaos/project.js";
+import { gantry, git, prdStories } from "../e2e/harness.js";
+import { scriptedProject } from "../support/scripted-project.js";
 
 /**
  * A story worktree gets the main checkout's ignored node_modules. The usual `.gitignore` line is
@@ -15,8 +11,7 @@ const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
  */
 describe("story worktrees and the project's node_modules", () => {
   it("a test runner installed in node_modules/ (ignored as `node_modules/`) runs in every story worktree at --parallel 2", async () => {
-    const config = chaosConfig({
-      agent: { command: { run: `node ${JSON.stringify(AGENT)}` } },
+    const project = scriptedProject({
       quality: {
         commands: {
           test: "sh node_modules/quick-check/check.sh",
@@ -24,27 +19,18 @@ describe("story worktrees and the project's node_modules", () => {
         },
         timeoutSeconds: 60,
       },
-    });
-    const root = makeProject({
-      stories: [story("A"), story("B")],
-      plan: {},
-      config,
       files: {
         ".gitignore": "node_modules/\n.gantry/runs/\n.gantry/lock\n.agent-log.jsonl\n.agent-plan.json\n",
         "node_modules/quick-check/check.sh": QUICK_CHECK,
         "node_modules/@scope/lib/index.js": "export const lib = 1;\n",
       },
     });
+    const { root } = project;
     assert.equal(git(root, "ls-files", "node_modules"), "", "node_modules is not committed");
-    const home = mkdtempSync(join(tmpdir(), "gantry-worktree-deps-"));
-    const plan: Record<string, AgentSession[]> = {
-      A: [{ write: moduleWithTest("ma", 2) }],
-      B: [{ write: moduleWithTest("mb", 3) }],
-    };
-    writeFileSync(join(home, ".agent-plan.json"), JSON.stringify(plan));
-    const run = await gantry(root, ["run", "-f", "f", "--parallel", "2"], {
-      env: { SCRIPTED_AGENT_HOME: home },
-    });
+    const run = await project.run(
+      { A: [{ write: moduleWithTest("ma", 2) }], B: [{ write: moduleWithTest("mb", 3) }] },
+      ["--parallel", "2"],
+    );
     assert.equal(run.code, 0, run.stdout.slice(-2000) + run.stderr.slice(-2000));
     for (const id of ["A", "B"]) assert.equal(prdStories(root)[id]?.status, "passed");
     // Neither the folder of links nor a link of its own name reached a commit.

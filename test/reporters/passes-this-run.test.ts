@@ -1,15 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
 import { startServer } from "../../src/serve/server.js";
 import type { RunView } from "../../src/serve/view-types.js";
-import { chaosConfig, moduleWithTest, QUICK_CHECK } from "../chaos/project.js";
-import { type AgentSession, gantry, lastRun, makeProject, prdStories, REPO, story } from "../e2e/harness.js";
+import { moduleWithTest } from "../chaos/project.js";
+import { type AgentSession, lastRun, prdStories } from "../e2e/harness.js";
 import { call } from "../serve/http.js";
-
-const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
+import { scriptedProject } from "../support/scripted-project.js";
 
 /**
  * A story that failed in one run and passes in the next: the second run's reports and the live page count
@@ -17,21 +15,12 @@ const AGENT = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
  */
 describe("passes this run, in the reports and the page", () => {
   it("a story that failed two passes in run 1 and passed first time in run 2 shows 1 pass in run 2's report.md, report.html and /api/runs", async () => {
-    const config = {
-      ...chaosConfig({
-        agent: { command: { run: `node ${JSON.stringify(AGENT)}` } },
-        execution: { rectify: { enabled: false }, autofix: { enabled: false }, regression: { mode: "off" } },
-      }),
-      routing: { tiers: ["fast", "balanced"] },
-      reporters: ["default", "markdown", "html"],
-    };
-    const root = makeProject({
-      stories: [story("A")],
-      plan: {},
-      config,
-      files: { "tools/check.sh": QUICK_CHECK },
+    const project = scriptedProject({
+      stories: ["A"],
+      execution: { rectify: { enabled: false }, autofix: { enabled: false }, regression: { mode: "off" } },
+      extra: { routing: { tiers: ["fast", "balanced"] }, reporters: ["default", "markdown", "html"] },
     });
-    const home = mkdtempSync(join(tmpdir(), "gantry-passes-"));
+    const { root } = project;
     const plan: Record<string, AgentSession[]> = {
       A: [
         { write: moduleWithTest("ma", 2, 3) },
@@ -39,12 +28,10 @@ describe("passes this run, in the reports and the page", () => {
         { write: moduleWithTest("ma", 3) },
       ],
     };
-    writeFileSync(join(home, ".agent-plan.json"), JSON.stringify(plan));
-    const env = { SCRIPTED_AGENT_HOME: home };
-    const first = await gantry(root, ["run", "-f", "f"], { env });
+    const first = await project.run(plan, []);
     assert.equal(first.code, 1, first.stdout.slice(-1500));
     assert.equal(prdStories(root).A?.attempts, 2);
-    const second = await gantry(root, ["run", "-f", "f"], { env });
+    const second = await project.run(plan, []);
     assert.equal(second.code, 0, second.stdout.slice(-1500));
     assert.equal(prdStories(root).A?.attempts, 3, "the ledger's numbering goes on across runs");
     const { dir } = lastRun(root);

@@ -2,33 +2,21 @@
 // virtualenv's python, the folder is ignored, and the worktree setup makes a virtualenv as the project's was.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { findOnPath } from "../../../src/process/find-executable.js";
 import { gantry, git } from "../../e2e/harness.js";
+import { committedRepo } from "../../support/git-fixtures.js";
 
 const python = findOnPath("python3");
 const skip = python ? false : "python3 is not installed";
-
-function project(files: Record<string, string>): string {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "gantry-venv-init-")));
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  git(root, "init", "-q", "-b", "main");
-  git(root, "add", "-A");
-  git(root, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "base");
-  return root;
-}
 
 describe("gantry init on a Python project with its own virtualenv (built CLI)", { timeout: 120_000 }, () => {
   it("writes .venv's python into the test commands, ignores .venv/, and proposes a worktree setup made like the project's venv", {
     skip,
   }, async () => {
-    const root = project({
+    const root = committedRepo({
       "pyproject.toml": '[project]\nname = "calc"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n',
       "src/calc/__init__.py": "",
       "tests/test_calc.py": "def test_one():\n    assert True\n",

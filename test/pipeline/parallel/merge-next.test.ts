@@ -1,21 +1,8 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, it } from "node:test";
-import { chaosConfig, moduleWithTest, QUICK_CHECK } from "../../chaos/project.js";
-import {
-  type AgentSession,
-  gantry,
-  git,
-  lastRun,
-  makeProject,
-  prdStories,
-  REPO,
-  story,
-} from "../../e2e/harness.js";
-
-const SCRIPTED = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
+import { moduleWithTest } from "../../chaos/project.js";
+import { type AgentSession, gantry, git, lastRun, prdStories } from "../../e2e/harness.js";
+import { scriptedProject } from "../../support/scripted-project.js";
 
 /**
  * A merge that cannot be made says what follows it. With the merge-conflict trigger off, its fallback runs
@@ -23,16 +10,8 @@ const SCRIPTED = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
  */
 describe("a refused merge says what follows (built CLI, --parallel 2)", () => {
   it("B conflicts with A's merged work, the line says it runs again on the new tip, and its rerun merges", async () => {
-    const config = chaosConfig({
-      agent: { timeoutSeconds: 120, command: { run: `node ${JSON.stringify(SCRIPTED)}` } },
-    });
-    const root = makeProject({
-      stories: [story("A"), story("B")],
-      plan: {},
-      config,
-      files: { "tools/check.sh": QUICK_CHECK },
-    });
-    const home = mkdtempSync(join(tmpdir(), "gantry-merge-next-"));
+    const project = scriptedProject({ agent: { timeoutSeconds: 120 } });
+    const { root } = project;
     const mergedA = `for i in $(seq 1 500); do git -C ${JSON.stringify(root)} log --format=%s | grep -q 'merge gantry(A)' && exit 0; sleep 0.2; done`;
     const same = (value: number) => ({ "src/same.js": `export function same() {\n  return ${value};\n}\n` });
     const plan: Record<string, AgentSession[]> = {
@@ -43,11 +22,7 @@ describe("a refused merge says what follows (built CLI, --parallel 2)", () => {
         { write: moduleWithTest("mb", 3) },
       ],
     };
-    writeFileSync(join(home, ".agent-plan.json"), JSON.stringify(plan));
-    const run = await gantry(root, ["run", "-f", "f", "--parallel", "2"], {
-      env: { SCRIPTED_AGENT_HOME: home },
-      timeoutMs: 240_000,
-    });
+    const run = await project.run(plan, ["--parallel", "2"], 240_000);
     assert.equal(run.code, 0, run.stdout.slice(-3000) + run.stderr.slice(-2000));
     const merges = lastRun(root).events.filter((e) => e.type === "story:merge");
     assert.deepEqual(

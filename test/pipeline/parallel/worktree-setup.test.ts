@@ -62,7 +62,10 @@ describe("execution.worktreeSetup", () => {
 
   it("says while it sets a worktree up, and how it went, so a long setup is not silence", () => {
     for (const id of ["A", "B", "C"]) {
-      assert.match(run.stdout, new RegExp(`^\\[[\\d:]+\\] ${id} setting up its worktree: case "\\$PWD" in`, "m"));
+      assert.match(
+        run.stdout,
+        new RegExp(`^\\[[\\d:]+\\] ${id} setting up its worktree: case "\\$PWD" in`, "m"),
+      );
     }
     assert.match(run.stdout, /^\[[\d:]+\] A worktree setup done \(\d+\.\ds\)$/m);
     assert.match(run.stdout, /^\[[\d:]+\] B worktree setup failed \(\d+\.\ds\)$/m);

@@ -1,22 +1,10 @@
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { chaosConfig, moduleWithTest, QUICK_CHECK } from "../../chaos/project.js";
-import {
-  type AgentSession,
-  agentCalls,
-  gantry,
-  git,
-  lastRun,
-  makeProject,
-  prdStories,
-  REPO,
-  story,
-} from "../../e2e/harness.js";
-
-const SCRIPTED = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
+import { moduleWithTest } from "../../chaos/project.js";
+import { agentCalls, git, lastRun, prdStories } from "../../e2e/harness.js";
+import { scriptedProject } from "../../support/scripted-project.js";
 
 /**
  * A test command run by a path in the tree that git ignores (`.venv/bin/python -m pytest` with no
@@ -25,31 +13,20 @@ const SCRIPTED = join(REPO, "test", "e2e", "fixtures", "scripted-agent.mjs");
  */
 describe("a test program the story worktree does not have (built CLI, --parallel 2)", () => {
   it("fails each story before its first session, naming the program and execution.worktreeSetup", async () => {
-    const config = chaosConfig({
-      agent: { command: { run: `node ${JSON.stringify(SCRIPTED)}` } },
+    const project = scriptedProject({
       quality: { commands: { test: "tool/bin/check tools/check.sh" }, timeoutSeconds: 60 },
-    });
-    const root = makeProject({
-      stories: [story("A"), story("B")],
-      plan: {},
-      config,
       files: {
         ".gitignore": ".gantry/runs/\n.gantry/lock\n.agent-log.jsonl\n.agent-plan.json\ntool/\n",
-        "tools/check.sh": QUICK_CHECK,
         // The project's own runner, installed in an ignored folder of the main checkout only.
         "tool/bin/check": '#!/bin/sh\nexec sh "$@"\n',
       },
     });
+    const { root, home } = project;
     chmodSync(join(root, "tool/bin/check"), 0o755);
-    const home = mkdtempSync(join(tmpdir(), "gantry-worktree-program-"));
-    const plan: Record<string, AgentSession[]> = {
-      A: [{ write: moduleWithTest("ma", 2) }],
-      B: [{ write: moduleWithTest("mb", 2) }],
-    };
-    writeFileSync(join(home, ".agent-plan.json"), JSON.stringify(plan));
-    const run = await gantry(root, ["run", "-f", "f", "--parallel", "2"], {
-      env: { SCRIPTED_AGENT_HOME: home },
-    });
+    const run = await project.run(
+      { A: [{ write: moduleWithTest("ma", 2) }], B: [{ write: moduleWithTest("mb", 2) }] },
+      ["--parallel", "2"],
+    );
     assert.equal(run.code, 1, run.stdout.slice(-2000) + run.stderr.slice(-2000));
     for (const id of ["A", "B"]) {
       const s = prdStories(root)[id] as { status: string; failureReason?: string };
