@@ -64,7 +64,11 @@ export interface EventPayloads {
     /** The routing decision the starting tier came from; the story executor always sets it. */
     routing?: { complexity: string; testStrategy: string; reason: string };
   };
-  "story:complete": { story: StorySummary; metrics: StoryMetrics };
+  /**
+   * The story passed. `inWorktree` (`--parallel`): it passed in its worktree and is merged next; it is
+   * passed once `story:merge` says `merged`.
+   */
+  "story:complete": { story: StorySummary; metrics: StoryMetrics; inWorktree?: boolean };
   "story:fail": { story: StorySummary; reason: string };
   "story:skip": { story: StorySummary; reason: string };
   /**

@@ -68,7 +68,7 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
     case "escalation:exhausted":
       return `${e.storyId} every tier tried (${e.attempts} passes)`;
     case "story:complete":
-      return `${e.story.id} PASSED in ${seconds(e.metrics.durationMs)} (${plural(e.metrics.agentCalls, "agent session")}, tier ${e.metrics.tier})`;
+      return `${e.story.id} ${e.inWorktree ? "passed in its worktree" : "PASSED"} in ${seconds(e.metrics.durationMs)} (${plural(e.metrics.agentCalls, "agent session")}, tier ${e.metrics.tier})${e.inWorktree ? "; merging it into the feature branch" : ""}`;
     case "story:fail":
       return `${e.story.id} FAILED: ${oneLine(e.reason)}`;
     case "story:skip":

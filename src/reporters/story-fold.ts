@@ -42,7 +42,17 @@ export class StoryFold {
         story.attempts = Math.max(story.attempts, e.attempts);
         return true;
       case "story:complete":
-        Object.assign(story, { status: "passed", attempts: e.metrics.attempts, tier: e.metrics.tier });
+        // Passed in its worktree (--parallel) is not passed yet: its merge is judged again first.
+        Object.assign(story, {
+          status: e.inWorktree ? "in-progress" : "passed",
+          attempts: e.metrics.attempts,
+          tier: e.metrics.tier,
+        });
+        story.stage = e.inWorktree ? "merge" : undefined;
+        return true;
+      case "story:merge":
+        if (e.outcome !== "merged") return false;
+        story.status = "passed";
         story.stage = undefined;
         return true;
       case "story:fail":

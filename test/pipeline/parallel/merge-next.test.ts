@@ -1,4 +1,6 @@
 import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, it } from "node:test";
 import { moduleWithTest } from "../../chaos/project.js";
 import { type AgentSession, gantry, git, lastRun, prdStories } from "../../e2e/harness.js";
@@ -33,6 +35,21 @@ describe("a refused merge says what follows (built CLI, --parallel 2)", () => {
       run.stdout,
       /^\[[\d:]+\] B did not merge: .*src\/same\.js.*; it runs again on the new tip \(merge-conflict's fallback, retry\)$/m,
     );
+    // A pass in a worktree is not yet a story passed: the line says so, and the merge makes it passed.
+    assert.match(
+      run.stdout,
+      /^\[[\d:]+\] B passed in its worktree in [\d.]+s \(1 agent session, tier \w+\); merging it into the feature branch$/m,
+    );
+    assert.doesNotMatch(run.stdout, /PASSED/);
+    // gantry runs counts each story once by its last end, also for a run whose summary was never written.
+    const events = join(lastRun(root).dir, "events.jsonl");
+    const lines = readFileSync(events, "utf8").split("\n");
+    writeFileSync(events, lines.filter((l) => !l.startsWith('{"type":"run:complete"')).join("\n"));
+    const [listed] = JSON.parse((await gantry(root, ["runs", "--json"])).stdout) as {
+      passed: number;
+      failed: number;
+    }[];
+    assert.deepEqual([listed?.passed, listed?.failed], [2, 0]);
     assert.equal(prdStories(root).B?.status, "passed");
     assert.match(git(root, "show", "HEAD:src/same.js"), /return 3;/);
     const check = await gantry(root, ["ledger", "check"]);
