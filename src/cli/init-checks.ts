@@ -3,10 +3,13 @@
  * that lint and typecheck pass on the project as it is now — a check that already fails would fail every
  * story, which would be blamed for it.
  */
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import type { CommandKey } from "../config/detect/index.js";
 import { execCommand } from "../process/executor.js";
 import { findOnPath, isExecutableFile } from "../process/find-executable.js";
+import { judgingWrapper } from "../process/judging-sandbox.js";
+import { judgingSupport } from "../process/judging-support.js";
+import { sandboxSupport } from "../process/sandbox.js";
 import { shellQuote } from "../util/shell-quote.js";
 import { outputHead } from "../verification/unreadable.js";
 
@@ -23,6 +26,8 @@ export interface BaselineRun {
   timedOut: boolean;
   /** The first lines it printed. */
   head: string[];
+  /** It ran in the judging sandbox, as a run runs it. */
+  sandboxed: boolean;
 }
 
 /**
@@ -53,8 +58,9 @@ export async function missingPrograms(
     if (program === "npx") {
       const tool = rest.find((w) => !w.startsWith("-"));
       if (tool && !isExecutableFile(join(root, "node_modules", ".bin", tool))) missing.push(`${tool} (npx)`);
-    } else if (PYTHONS.has(program) && rest[0] === "-m" && rest[1]) {
-      if (!(await importable(program, rest[1], root, env))) missing.push(`${rest[1]} (${program} -m)`);
+    } else if (PYTHONS.has(basename(program)) && rest[0] === "-m" && rest[1]) {
+      const python = program.includes("/") ? join(root, program) : program;
+      if (!(await importable(python, rest[1], root, env))) missing.push(`${rest[1]} (${program} -m)`);
     }
   }
   return [...new Set(missing)];
@@ -78,7 +84,26 @@ async function importable(
   return result.exitCode === 0;
 }
 
-/** Runs lint and typecheck once, each bounded, on the project as it is; a command not installed is not run. */
+/**
+ * The judging sandbox a run would put lint and typecheck in (a throw-away layer over the tree and the home,
+ * a fresh /tmp, own namespaces), or none when it cannot work here: the project's code is run as a run runs it.
+ */
+async function judgingWrapperFor(
+  root: string,
+  env: NodeJS.ProcessEnv,
+): Promise<readonly string[] | undefined> {
+  const found = await sandboxSupport(env);
+  if (!found.works || !found.bwrap) return undefined;
+  const judging = await judgingSupport(found.bwrap, env);
+  return judging.works
+    ? judgingWrapper({ programs: judging.programs, repository: root }, root, env)
+    : undefined;
+}
+
+/**
+ * Runs lint and typecheck once, each bounded, on the project as it is, in the judging sandbox when it works
+ * here; a command not installed is not run.
+ */
 export async function runBaseline(
   root: string,
   commands: Partial<Record<CommandKey, string>>,
@@ -86,10 +111,12 @@ export async function runBaseline(
   skip: ReadonlySet<CommandKey>,
 ): Promise<BaselineRun[]> {
   const runs: BaselineRun[] = [];
-  for (const key of BASELINE_KEYS) {
-    const command = commands[key];
-    if (!command || skip.has(key)) continue;
+  const keys = BASELINE_KEYS.filter((key) => commands[key] && !skip.has(key));
+  const wrapper = keys.length > 0 ? await judgingWrapperFor(root, env) : undefined;
+  for (const key of keys) {
+    const command = commands[key] as string;
     const result = await execCommand({
+      ...(wrapper ? { wrapper } : {}),
       command,
       cwd: root,
       env,
@@ -104,6 +131,7 @@ export async function runBaseline(
       exitCode: result.exitCode,
       timedOut: result.timedOut,
       head: outputHead(result.output, 5),
+      sandboxed: wrapper !== undefined,
     });
   }
   return runs;

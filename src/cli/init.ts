@@ -11,10 +11,12 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { AGENT_HELP, type AgentChoice, detectAgent } from "../config/detect/agent.js";
 import { proposedWorktreeSetup } from "../config/detect/editable-install.js";
 import { COMMAND_KEYS, type CommandKey, type Detection, detectProject } from "../config/detect/index.js";
+import { projectVenv } from "../config/detect/project-venv.js";
 import { detectStoryChecks } from "../config/detect/story-checks.js";
 import { InputError } from "../config/input-error.js";
 import { CONFIG_PATH, parseConfig } from "../config/loader.js";
 import type { ConfigInput } from "../config/schema.js";
+import { isIgnored } from "../git/ignored.js";
 import { sandboxStatusLine } from "../process/sandbox.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { ensureGitignored, type GitignoreUpdate } from "../util/gitignore.js";
@@ -86,7 +88,10 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
   const featuresCreated = !existsSync(join(root, FEATURES_DIR));
   mkdirSync(join(root, FEATURES_DIR), { recursive: true });
   writeJsonAtomic(configPath, config);
-  const gitignore = ensureGitignored(root, GITIGNORE_ENTRIES, ".gantry");
+  // The project's virtualenv is no content: git would see it, and a worktree's would fail worktreeSetup.
+  const venv = projectVenv(root);
+  const venvEntry = venv && !(await isIgnored(root, `${venv.dir}/`)) ? [`${venv.dir}/`] : [];
+  const gitignore = ensureGitignored(root, [...GITIGNORE_ENTRIES, ...venvEntry], ".gantry");
   const env = io.env ?? process.env;
   const commands = (config.quality?.commands ?? {}) as Record<string, string>;
   const looked = await Promise.all(
@@ -131,6 +136,7 @@ export async function initCommand(options: InitOptions, io: InitIo = {}): Promis
       display: display(configPath),
       missing,
       baseline,
+      worktreeSetup: config.execution?.worktreeSetup,
     }),
   );
   return 0;
@@ -147,6 +153,7 @@ function report(r: {
   display: string;
   missing: { key: string; command: string; programs: string[] }[];
   baseline: BaselineRun[];
+  worktreeSetup: string | undefined;
 }): string {
   const { detection, agent, gitignore } = r;
   const lines = [`${r.existed ? "overwrote" : "wrote"} ${r.display}`];
@@ -165,6 +172,11 @@ function report(r: {
   }
   for (const [key, found] of Object.entries(detectStoryChecks(r.root))) {
     lines.push(`  ${key}: ${found.command} (${found.source}; story-check between stories)`);
+  }
+  if (r.worktreeSetup) {
+    lines.push(
+      `  execution.worktreeSetup: ${r.worktreeSetup} (--parallel: each story worktree gets its own virtualenv and install; docs/parallel.md)`,
+    );
   }
   const notes = [
     ...detection.stacks.flatMap((s) => s.notes.map((n) => `${s.stack}: ${n}`)),
@@ -203,11 +215,12 @@ function report(r: {
 /** Each baseline check's outcome; one that already fails is a warning with what it printed. */
 function baselineLines(runs: readonly BaselineRun[]): string[] {
   return runs.map((run) => {
-    if (run.passed) return `  ${run.key} passes on the project as it is`;
+    const where = run.sandboxed ? " (in the judging sandbox)" : "";
+    if (run.passed) return `  ${run.key} passes on the project as it is${where}`;
     const why = run.timedOut ? "timed out" : `exit code ${run.exitCode}`;
     const printed = run.head.length ? `; it printed:\n${run.head.map((l) => `    ${l}`).join("\n")}` : "";
     return (
-      `warning: ${run.key} already fails on the project as it is (${run.command}: ${why}), before any story: ` +
+      `warning: ${run.key} already fails on the project as it is${where} (${run.command}: ${why}), before any story: ` +
       `every story would fail review and be blamed for it; fix it or change quality.commands.${run.key}${printed}`
     );
   });

@@ -59,6 +59,10 @@ export const HookPayloadSchema = z
         tier: z.string(),
         agentCalls: count,
       }),
+      inWorktree: z
+        .boolean()
+        .optional()
+        .describe("--parallel: it passed in its worktree and is merged into the feature branch next"),
     }),
     z.strictObject({ ...base("on-story-fail"), story: StorySummarySchema, reason }),
     z.strictObject({ ...base("on-story-skip"), story: StorySummarySchema, reason }),

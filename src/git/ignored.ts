@@ -12,6 +12,14 @@ const SOURCE = new Set(
 /** A new ignored folder larger than this is taken for dependencies or caches and not looked into. */
 const MAX_FOLDER_ENTRIES = 500;
 
+/** Whether git ignores `path` (relative to `cwd`; a trailing `/` asks about a folder). */
+export function isIgnored(cwd: string, path: string): Promise<boolean> {
+  return runGit(cwd, ["check-ignore", "-q", "--", path]).then(
+    () => true,
+    () => false,
+  );
+}
+
 /**
  * Untracked, ignored paths of the project (.gantry/ aside), relative to the repository's top level, a
  * wholly ignored folder as one entry `dir/`: git's own listing with the run's settings.

@@ -1,8 +1,10 @@
-import { existsSync, mkdirSync, realpathSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { SimpleGit } from "simple-git";
+import { mirrorNodeModules } from "../process/dependency-mirror.js";
 import { GIT, runGit } from "./exec.js";
 import { GitError } from "./git-error.js";
+import { isIgnored } from "./ignored.js";
 
 /** A git worktree as `git worktree list --porcelain` names it. */
 export interface WorktreeEntry {
@@ -179,18 +181,12 @@ export async function commitSubjectOf(cwd: string, commit: string): Promise<stri
   return (await runGit(cwd, ["log", "-1", "--format=%s", commit])).trim();
 }
 
-const DEPENDENCY_DIRS = ["node_modules"];
-
-/** Only an ignored folder is linked: a link git would see is content the judge would refuse. */
+/**
+ * The main checkout's ignored `node_modules`, mirrored into a new story worktree (a folder of links, see
+ * mirrorNodeModules). Only when git ignores the folder: anything else would be content the judge takes.
+ */
 async function linkDependencies(from: string, to: string): Promise<void> {
-  for (const dir of DEPENDENCY_DIRS) {
-    const source = join(from, dir);
-    const target = join(to, dir);
-    if (!existsSync(source) || existsSync(target)) continue;
-    const ignored = await runGit(to, ["check-ignore", "-q", dir]).then(
-      () => true,
-      () => false,
-    );
-    if (ignored) symlinkSync(source, target, "dir");
-  }
+  if (!existsSync(join(from, "node_modules"))) return;
+  // The trailing slash asks about a folder: `node_modules/`, the usual line, matches folders only.
+  if (await isIgnored(to, "node_modules/")) mirrorNodeModules(from, [from], to);
 }

@@ -66,7 +66,11 @@ export interface EventPayloads {
     /** The routing decision the starting tier came from; the story executor always sets it. */
     routing?: { complexity: string; testStrategy: string; reason: string };
   };
-  "story:complete": { story: StorySummary; metrics: StoryMetrics };
+  /**
+   * The story passed. `inWorktree` (`--parallel`): it passed in its worktree and is merged next; it is
+   * passed once `story:merge` says `merged`.
+   */
+  "story:complete": { story: StorySummary; metrics: StoryMetrics; inWorktree?: boolean };
   "story:fail": { story: StorySummary; reason: string };
   "story:skip": { story: StorySummary; reason: string };
   /**
@@ -81,6 +85,22 @@ export interface EventPayloads {
     tree?: string;
     files?: string[];
     reason?: string;
+    /**
+     * For one not merged, what follows: the `merge-conflict` trigger asks (`ask`), or, with it off, its
+     * fallback runs the story again on the new tip (`retry`), or the story fails (`fail`: it already ran again).
+     */
+    next?: "ask" | "retry" | "fail";
+  };
+  /**
+   * `--parallel`: `execution.worktreeSetup` in a story's new worktree, before its first session: `start`, then
+   * `end` with whether it worked (a failing one fails the story with its output as the reason).
+   */
+  "worktree:setup": {
+    storyId: string;
+    command: string;
+    phase: "start" | "end";
+    ok?: boolean;
+    durationMs?: number;
   };
   "stage:enter": { storyId: string; stage: StageName };
   "stage:exit": {

@@ -150,7 +150,11 @@ async function runPasses(
           tier: ctx.tier,
           agentCalls: ctx.agentCalls,
         };
-        bus.emit("story:complete", { story: summarize(story), metrics });
+        bus.emit("story:complete", {
+          story: summarize(story),
+          metrics,
+          ...(run.mergesBack ? { inWorktree: true } : {}),
+        });
         return { status: "passed", agentCalls: ctx.agentCalls };
       }
       case "escalate": {

@@ -1,9 +1,10 @@
 import { oneLine } from "../util/text.js";
 import { duration, usd } from "./format.js";
 import { NoOptions, parseOptions } from "./options.js";
-import { progressLineIn, stamp } from "./progress-lines.js";
+import { MERGE_NEXT, progressLineIn, stamp } from "./progress-lines.js";
 import { RunModel } from "./run-model.js";
-import { passesThisRun, type StoryRecord } from "./run-records.js";
+import type { StoryRecord } from "./run-records.js";
+import { passesThisRun } from "./story-fold.js";
 import type { EventArgs, Reporter, ReporterContext, ReporterStream } from "./types.js";
 
 const SPINNER = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"];
@@ -125,6 +126,9 @@ function settled(args: EventArgs, model: RunModel, paint: Palette): string[] {
   const story = (id: string) => model.stories.get(id) as StoryRecord;
   switch (type) {
     case "story:complete":
+      // --parallel: passed in its worktree; its merge (judged again) makes it passed, or not.
+      if (e.inWorktree)
+        return [paint.dim(`  ${e.story.id} passed in its worktree; merging it into the feature branch`)];
       return [`${paint.green("✓")} ${e.story.id} ${oneLine(e.story.title)}${facts(story(e.story.id))}`];
     case "story:fail":
       return [
@@ -137,11 +141,26 @@ function settled(args: EventArgs, model: RunModel, paint: Palette): string[] {
       ];
     case "escalation:tier-change":
       return [paint.dim(`  ↑ ${e.storyId} ${e.from} → ${e.to}: ${oneLine(e.reason)}`)];
+    // --parallel: a worktree's setup can take a while (a virtualenv, an install) before the story starts.
+    case "worktree:setup":
+      return e.phase === "start"
+        ? [paint.dim(`  ⚙ ${e.storyId} setting up its worktree: ${oneLine(e.command, 80)}`)]
+        : [];
     // --parallel: a story's pass in its worktree counts once it merged into the feature branch.
-    case "story:merge":
-      return e.outcome === "merged"
-        ? [paint.dim(`  ⤷ ${e.storyId} merged into the feature branch (${(e.sha ?? "").slice(0, 12)})`)]
-        : [paint.yellow(`  ⤷ ${e.storyId} did not merge: ${oneLine(e.reason ?? "")}`)];
+    case "story:merge": {
+      if (e.outcome !== "merged") {
+        return [
+          paint.yellow(
+            `  ⤷ ${e.storyId} did not merge: ${oneLine(e.reason ?? "")}${e.next ? `; ${MERGE_NEXT[e.next]}` : ""}`,
+          ),
+        ];
+      }
+      const s = story(e.storyId);
+      return [
+        `${paint.green("✓")} ${e.storyId} ${oneLine(s.title)}${facts(s)}`,
+        paint.dim(`  ⤷ merged into the feature branch (${(e.sha ?? "").slice(0, 12)})`),
+      ];
+    }
     case "run:pause":
       return [paint.yellow(`⏸ run paused: ${oneLine(e.reason)}`)];
     case "run:error":

@@ -6,6 +6,7 @@ import { featureCritique } from "./plan-critique.js";
 import { RunModel } from "./run-model.js";
 import type { StageRecord, StoryRecord, VerdictRecord } from "./run-records.js";
 import { stageOutcome } from "./stage-verdict.js";
+import { passesThisRun } from "./story-fold.js";
 import type { Reporter, ReporterContext } from "./types.js";
 import { verdictSummary } from "./verdict-summary.js";
 
@@ -80,7 +81,7 @@ ${model.pauseReason ? h`<p class="banner paused">Paused: ${model.pauseReason}</p
 ${model.error ? h`<p class="banner failed">Error: ${model.error}</p>` : ""}
 <main>
 <table class="stories">
-<thead><tr><th>Story</th><th>Status</th><th class="num">Attempts</th><th>Tier</th><th class="num">Duration</th><th class="num">Cost</th><th>Stages</th><th>Gate verdicts</th></tr></thead>
+<thead><tr><th>Story</th><th>Status</th><th class="num">Passes</th><th>Tier</th><th class="num">Duration</th><th class="num">Cost</th><th>Stages</th><th>Gate verdicts</th></tr></thead>
 <tbody>
 ${model.list().map((s) => storyRow(s, runDirFromReport))}
 </tbody>
@@ -99,7 +100,7 @@ function storyRow(s: StoryRecord, runDirFromReport: string): Markup {
   return h`<tr class="story ${s.status}" id="story-${s.id}">
 <td><span class="id">${s.id}</span><div class="title">${s.title}</div>${s.reason && s.status !== "passed" ? h`<div class="reason">${s.reason}</div>` : ""}${sessionLinks(s, runDirFromReport)}</td>
 <td><span class="badge ${s.status}">${s.status}</span></td>
-<td class="num">${s.attempts}</td>
+<td class="num">${passesThisRun(s)}</td>
 <td>${s.tier ?? "—"}</td>
 <td class="num">${s.durationMs !== undefined ? duration(s.durationMs) : "—"}</td>
 <td class="num">${s.agentCalls > 0 || s.costUsd > 0 ? usd(s.costUsd) : "—"}</td>

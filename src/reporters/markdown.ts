@@ -6,6 +6,7 @@ import { FileOptions, parseOptions, writeReport } from "./options.js";
 import { critiqueMarkdown, featureCritique } from "./plan-critique.js";
 import { RunModel } from "./run-model.js";
 import type { StoryRecord, VerdictRecord } from "./run-records.js";
+import { passesThisRun } from "./story-fold.js";
 import type { Reporter, ReporterContext } from "./types.js";
 import { verdictSummary } from "./verdict-summary.js";
 
@@ -63,7 +64,7 @@ export function renderMarkdown(model: RunModel, level = 1, critique?: PlanCritiq
   if (model.error) blocks.push(`> **Error:** ${cell(model.error)}\n`);
   blocks.push(
     [
-      "| | story | title | status | attempts | tier | duration | cost |",
+      "| | story | title | status | passes | tier | duration | cost |",
       "|---|---|---|---|--:|---|--:|--:|",
       ...model.list().map(storyRow),
       "",
@@ -87,7 +88,7 @@ export function renderMarkdown(model: RunModel, level = 1, critique?: PlanCritiq
 function storyRow(s: StoryRecord): string {
   const time = s.durationMs !== undefined ? duration(s.durationMs) : "—";
   const cost = s.agentCalls > 0 || s.costUsd > 0 ? usd(s.costUsd) : "—";
-  return `| ${STATUS_MARK[s.status] ?? ""} | ${cell(s.id)} | ${cell(s.title)} | ${s.status} | ${s.attempts} | ${cell(s.tier ?? "—")} | ${time} | ${cost} |`;
+  return `| ${STATUS_MARK[s.status] ?? ""} | ${cell(s.id)} | ${cell(s.title)} | ${s.status} | ${passesThisRun(s)} | ${cell(s.tier ?? "—")} | ${time} | ${cost} |`;
 }
 
 function verdictTable(heading: string, verdicts: VerdictRecord[]): string {

@@ -13,6 +13,13 @@ export const stamp = (at: Date): string => `[${at.toISOString().slice(11, 19)}] 
  * counts the gates judged during the stage (a verify whose test-integrity failed, an inline regression that sends
  * the pass back). Used by the `default` reporter when it is not drawing a live view.
  */
+/** What follows a merge that was not made (story:merge's `next`). */
+export const MERGE_NEXT = {
+  ask: "merge-conflict asks what to do",
+  retry: "it runs again on the new tip (merge-conflict's fallback, retry)",
+  fail: "it already ran again on a new tip, so it fails",
+} as const;
+
 export function progressLineIn(model: RunModel, ...args: EventArgs): string | undefined {
   const [type, e] = args;
   if (type !== "stage:exit") return progressLine(...args);
@@ -61,15 +68,19 @@ export function progressLine(...[type, e]: EventArgs): string | undefined {
     case "escalation:exhausted":
       return `${e.storyId} every tier tried (${e.attempts} passes)`;
     case "story:complete":
-      return `${e.story.id} PASSED in ${seconds(e.metrics.durationMs)} (${plural(e.metrics.agentCalls, "agent session")}, tier ${e.metrics.tier})`;
+      return `${e.story.id} ${e.inWorktree ? "passed in its worktree" : "PASSED"} in ${seconds(e.metrics.durationMs)} (${plural(e.metrics.agentCalls, "agent session")}, tier ${e.metrics.tier})${e.inWorktree ? "; merging it into the feature branch" : ""}`;
     case "story:fail":
       return `${e.story.id} FAILED: ${oneLine(e.reason)}`;
     case "story:skip":
       return `${e.story.id} ${e.story.status.toUpperCase()}: ${oneLine(withoutStatus(e.reason, e.story.status))}`;
+    case "worktree:setup":
+      return e.phase === "start"
+        ? `${e.storyId} setting up its worktree: ${oneLine(e.command, 100)}`
+        : `${e.storyId} worktree setup ${e.ok ? "done" : "failed"} (${seconds(e.durationMs ?? 0)})`;
     case "story:merge":
       return e.outcome === "merged"
         ? `${e.storyId} merged into the feature branch (${(e.sha ?? "").slice(0, 12)})`
-        : `${e.storyId} did not merge: ${oneLine(e.reason ?? "")}`;
+        : `${e.storyId} did not merge: ${oneLine(e.reason ?? "")}${e.next ? `; ${MERGE_NEXT[e.next]}` : ""}`;
     // A question waiting, and how it was answered: a log that is no terminal says why the run is quiet.
     case "interaction:request":
       return `asks (${e.trigger}${e.storyId ? `, ${e.storyId}` : ""}): ${oneLine(e.summary)} [${e.options.join(", ")}]`;

@@ -55,6 +55,9 @@ export class RunModel {
         this.fold.apply(this.story(e.storyId), ...args);
         this.stageFailed.set(e.storyId, false);
         break;
+      case "story:merge":
+        this.fold.apply(this.story(e.storyId), ...args);
+        break;
       case "stage:exit": {
         const r = e.result;
         const story = this.story(e.storyId);

@@ -57,8 +57,3 @@ export interface SessionRecord {
   exitCode: number | null;
   outputFile?: string;
 }
-
-/** How many passes this run gave the story (a resumed story's earlier runs' passes not counted). */
-export function passesThisRun(story: StoryRecord): number {
-  return Math.max(1, story.attempts - (story.firstPassThisRun ?? 1) + 1);
-}

@@ -42,7 +42,17 @@ export class StoryFold {
         story.attempts = Math.max(story.attempts, e.attempts);
         return true;
       case "story:complete":
-        Object.assign(story, { status: "passed", attempts: e.metrics.attempts, tier: e.metrics.tier });
+        // Passed in its worktree (--parallel) is not passed yet: its merge is judged again first.
+        Object.assign(story, {
+          status: e.inWorktree ? "in-progress" : "passed",
+          attempts: e.metrics.attempts,
+          tier: e.metrics.tier,
+        });
+        story.stage = e.inWorktree ? "merge" : undefined;
+        return true;
+      case "story:merge":
+        if (e.outcome !== "merged") return false;
+        story.status = "passed";
         story.stage = undefined;
         return true;
       case "story:fail":
@@ -55,6 +65,12 @@ export class StoryFold {
         return false;
     }
   }
+}
+
+/** How many passes this run gave the story: a resumed story's passes in earlier runs are not counted. */
+export function passesThisRun(story: StoryProgress): number {
+  if (story.firstPassThisRun === undefined) return 0;
+  return Math.max(1, story.attempts - (story.firstPassThisRun ?? 1) + 1);
 }
 
 function end(story: StoryProgress, status: StoryStatus, attempts: number, reason: string): void {

@@ -49,6 +49,10 @@ type Tally = Pick<RunListing, "passed" | "failed" | "blocked" | "skipped" | "cos
 function tally(file: string): Tally {
   const counts: Tally = { passed: 0, failed: 0, blocked: 0, skipped: 0, costUsd: 0 };
   if (!existsSync(file)) return counts;
+  // Each story's last end: with --parallel a story passes in its worktree, may fail to merge and run again.
+  const ends = new Map<string, "passed" | "failed" | "blocked" | "skipped">();
+  const idOf = (event: Record<string, unknown>) =>
+    String(((event.story ?? {}) as Record<string, unknown>).id ?? event.storyId ?? "");
   for (const line of readFileSync(file, "utf8").split("\n")) {
     // Only the few event types counted here are parsed; a torn last line is skipped.
     const type = /^\{"type":"([a-z:-]+)"/.exec(line)?.[1];
@@ -59,12 +63,14 @@ function tally(file: string): Tally {
     } catch {
       continue;
     }
-    if (type === "story:complete") counts.passed += 1;
-    else if (type === "story:fail") counts.failed += 1;
+    if (type === "story:complete") {
+      if (event.inWorktree !== true) ends.set(idOf(event), "passed");
+    } else if (type === "story:merge") {
+      if (event.outcome === "merged") ends.set(idOf(event), "passed");
+    } else if (type === "story:fail") ends.set(idOf(event), "failed");
     else if (type === "story:skip") {
       const status = ((event.story ?? {}) as Record<string, unknown>).status;
-      if (status === "blocked") counts.blocked += 1;
-      else counts.skipped += 1;
+      ends.set(idOf(event), status === "blocked" ? "blocked" : "skipped");
     } else if (type === "agent:end") counts.costUsd += number(event.costUsd);
     else {
       const summary = (event.summary ?? {}) as Record<string, unknown>;
@@ -77,9 +83,17 @@ function tally(file: string): Tally {
       };
     }
   }
+  for (const end of ends.values()) counts[end] += 1;
   return counts;
 }
 
-const COUNTED = new Set(["story:complete", "story:fail", "story:skip", "agent:end", "run:complete"]);
+const COUNTED = new Set([
+  "story:complete",
+  "story:merge",
+  "story:fail",
+  "story:skip",
+  "agent:end",
+  "run:complete",
+]);
 
 const number = (value: unknown): number => (typeof value === "number" && Number.isFinite(value) ? value : 0);

@@ -74,13 +74,13 @@ function renderRun() {
       : [el("p", { class: "muted" }, "asked through another channel; answer it there")]))));
   const rows = v.stories.map((s) => el("tr", { class: "story " + s.status, id: "story-" + s.id },
     el("td", {}, s.id), el("td", {}, s.title), el("td", { class: "status" }, s.status), el("td", {}, s.tier || ""),
-    el("td", {}, String(s.attempts)), el("td", { class: "stage" }, s.stage || ""),
+    el("td", { class: "passes" }, String(s.passes ?? 0)), el("td", { class: "stage" }, s.stage || ""),
     el("td", {}, usd(s.costUsd) + (s.costBasis.length ? " " + s.costBasis.join("/") : "")),
     el("td", {}, el("ul", {}, ...s.gates.map((g) => el("li", { class: "verdict " + g.verdict }, g.gate + " " + g.verdict + " @" + g.attempt + " tree " + String(g.tree).slice(0, 10))))),
     el("td", {}, s.reason || ""),
     el("td", {}, v.live && s.status === "pending" ? el("button", { class: "skip", onclick: () => post("/api/runs/" + v.runId + "/control", { action: "skip", storyId: s.id }) }, "skip") : "")));
   const table = el("table", { id: "stories" },
-    el("tr", {}, ...["story", "title", "status", "tier", "attempts", "stage", "cost", "gates (tree judged)", "reason", ""].map((h) => el("th", {}, h))),
+    el("tr", {}, ...["story", "title", "status", "tier", "passes", "stage", "cost", "gates (tree judged)", "reason", ""].map((h) => el("th", {}, h))),
     ...v.stories.flatMap((s, i) => s.reviews && s.reviews.length ? [rows[i], findingsRow(s)] : [rows[i]]));
   const log = el("pre", { id: "log" }, v.log.join("\n"));
   root.replaceChildren(head, cost, runGates, critique, controls, pending, table, el("h3", {}, "log"), log);

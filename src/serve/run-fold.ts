@@ -121,6 +121,9 @@ export class RunFold {
         story.gates.push({ gate: e.gate, verdict: e.verdict, tree: e.tree, attempt: e.attempt });
         break;
       }
+      case "story:merge":
+        this.progress.apply(this.story(e.storyId), ...args);
+        break;
       case "story:complete":
       case "story:fail":
       case "story:skip": {

@@ -1,8 +1,10 @@
+import { passesThisRun } from "../reporters/story-fold.js";
 import type { StoryView } from "./view-types.js";
 
 /** A story as a view shows it: its cost rounded, its lists copied (the watcher keeps changing its own). */
 export const storyCopy = (story: StoryView): StoryView => ({
   ...story,
+  passes: passesThisRun(story),
   costUsd: roundUsd(story.costUsd),
   gates: [...story.gates],
   ...(story.reviews ? { reviews: [...story.reviews] } : {}),

@@ -13,7 +13,12 @@ export interface StoryView {
   title: string;
   status: string;
   tier?: string;
+  /** Passes over the story, counted across runs (as the ledger and prompts number them). */
   attempts: number;
+  /** This run's first pass over the story, when this run took it up. */
+  firstPassThisRun?: number;
+  /** Passes this run gave the story: what the page's "passes" column shows. */
+  passes?: number;
   stage?: string;
   costUsd: number;
   costBasis: string[];

@@ -71,6 +71,8 @@ export interface RunContext {
   judging?: JudgingSandbox;
   /** The home sessions get under the sandbox (the real one read-only), when the run has one. */
   sessionHome?: SessionHome;
+  /** `--parallel`: this is a story worktree's, whose passed story is merged back (and judged again) after. */
+  mergesBack?: boolean;
 }
 
 /** One pass of one story through the stages, at one tier. */

@@ -47,7 +47,7 @@ describe("gantry init (built CLI)", { concurrency: true, timeout: 120_000 }, () 
     );
     assert.match(
       result.stdout,
-      /^warning: lint already fails on the project as it is \(npm run lint: exit code 1\), before any story: every story would fail review and be blamed for it; fix it or change quality\.commands\.lint; it printed:$/m,
+      /^warning: lint already fails on the project as it is( \(in the judging sandbox\))? \(npm run lint: exit code 1\), before any story: every story would fail review and be blamed for it; fix it or change quality\.commands\.lint; it printed:$/m,
     );
     assert.match(result.stdout, /^ {4}src\/a\.js:3 no-unused-vars: x is never read$/m);
     assert.doesNotMatch(result.stdout, /typecheck (passes|already fails)/, "a missing program is not run");

@@ -104,8 +104,8 @@ describe("gantry run --parallel: the tamper check across workers, and work set a
     assert.equal(run.code, 1, run.stderr.slice(-3000));
     const merges = lastRun(root).events.filter((e) => e.type === "story:merge");
     assert.deepEqual(
-      merges.map((e) => `${e.storyId}:${e.outcome}`),
-      ["C:merged", "D:conflict", "E:merged", "D:conflict"],
+      merges.map((e) => `${e.storyId}:${e.outcome}:${e.next ?? ""}`),
+      ["C:merged:", "D:conflict:retry", "E:merged:", "D:conflict:fail"],
     );
     assert.equal(prdStories(root).D?.status, "failed");
     assert.equal(commitsOf(root, "D"), 0);

@@ -31,6 +31,13 @@ describe("default reporter, stories at once (--parallel)", () => {
     assert.match(frame[0] ?? "", /A execution · .* · tier fast.* {2}Story A$/);
     assert.match(frame[1] ?? "", /B verify · .* · tier balanced.* {2}Story B$/);
     assert.match(frame[2] ?? "", /0\/3 stories/);
+    // B passed in its worktree: not passed until its merge is made.
+    const metrics = { durationMs: 1000, costUsd: 0, attempts: 1, tier: "balanced", agentCalls: 1 };
+    bus.emit("story:complete", { story: { ...story("B"), status: "passed" }, metrics, inWorktree: true });
+    await bus.flush();
+    const beforeMerge = plain((ctx.stdout as Capture).text);
+    assert.match(beforeMerge, /^ {2}B passed in its worktree; merging it into the feature branch$/m);
+    assert.doesNotMatch(beforeMerge, /✓ B|1 passed/);
     bus.emit("story:merge", { storyId: "B", outcome: "merged", sha: "c".repeat(40), tree: "d".repeat(40) });
     bus.emit("story:merge", {
       storyId: "A",
@@ -43,7 +50,8 @@ describe("default reporter, stories at once (--parallel)", () => {
     dispose();
     assert.deepEqual(faults, []);
     const text = plain((ctx.stdout as Capture).text);
-    assert.match(text, /B merged into the feature branch \(cccccccccccc\)/);
+    assert.match(text, /✓ B Story B .*\n {2}⤷ merged into the feature branch \(cccccccccccc\)\n/);
+    assert.match(text, /1\/3 stories · 1 passed/);
     assert.match(text, /A did not merge: conflict in src\/x\.js/);
   });
 });

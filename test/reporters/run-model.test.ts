@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { EventPayloads } from "../../src/model/events.js";
 import { RunModel } from "../../src/reporters/run-model.js";
-import { passesThisRun } from "../../src/reporters/run-records.js";
+import { passesThisRun } from "../../src/reporters/story-fold.js";
 import type { EventArgs } from "../../src/reporters/types.js";
 import { emitSampleRun, freshDir, sampleBus } from "./sample-run.js";
 

@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { join, relative } from "node:path";
+import { findOnPath } from "../../process/find-executable.js";
+import { projectVenv, VENV_DIRS } from "./project-venv.js";
 
-/** Where a project keeps its virtualenv, besides the one activated ($VIRTUAL_ENV). */
-const VENV_DIRS = [".venv", "venv", "env", ".env"];
 /** Files of site-packages through which an editable install names the folder it imports from. */
 const EDITABLE = /^(__editable__.*\.(pth|py)|.*\.pth|.*\.egg-link)$/;
 
@@ -48,13 +48,30 @@ const GENERATED_VERSION_FILE = /^\s*(write_to|version_file|version-file)\s*=/m;
  * What `execution.worktreeSetup` `gantry init` proposes. A project installed editable into its virtualenv
  * needs a virtualenv and install of each story worktree's own, or the worktree's tests import the main
  * checkout's code; one whose build writes a file it imports (a version file, ignored) needs that build run.
+ * The worktree's virtualenv is made as the project's was: from the same python, with the system's packages
+ * when it has them (a distribution's pytest is then found in the worktree too).
  */
 export function proposedWorktreeSetup(root: string, env: NodeJS.ProcessEnv = {}): string | undefined {
   const install = editableInstall(root, root, env);
   const generates = GENERATED_VERSION_FILE.test(read(join(root, "pyproject.toml")) ?? "");
   if (!install && !generates) return undefined;
-  const venv = install && !install.venv.startsWith("/") ? install.venv : ".venv";
-  return `python3 -m venv ${venv} && ${venv}/bin/pip install -e .`;
+  const own = projectVenv(root);
+  const venv = install && !install.venv.startsWith("/") ? install.venv : (own?.dir ?? ".venv");
+  const made = own?.dir === venv ? own : undefined;
+  const python = made?.basePython && !samePython(made.basePython, env) ? made.basePython : "python3";
+  const system = made?.systemSitePackages ? " --system-site-packages" : "";
+  return `${python} -m venv${system} ${venv} && ${venv}/bin/pip install -e .`;
+}
+
+/** `python3` on PATH is the same program as `python`. */
+function samePython(python: string, env: NodeJS.ProcessEnv): boolean {
+  const onPath = findOnPath("python3", env.PATH ?? process.env.PATH);
+  if (!onPath) return false;
+  try {
+    return realpathSync(onPath) === realpathSync(python);
+  } catch {
+    return false;
+  }
 }
 
 /** `<venv>/lib/python3.x/site-packages` (and `lib64`), and Windows' `<venv>/Lib/site-packages`. */

@@ -1,11 +1,14 @@
 /**
  * Python projects: pyproject.toml, setup.cfg, setup.py, Pipfile, requirements*.txt, pytest.ini. A tool
  * counts when it has a config section or file, or is named as a dependency. Commands are the plain
- * `python -m pytest`, `ruff`, `mypy` calls: run them from the project's virtualenv (or edit them to
+ * `python -m pytest`, `ruff`, `mypy` calls, or, when the project has a virtualenv (`.venv`, `venv`, ...),
+ * that virtualenv's (`.venv/bin/python -m pytest`, `.venv/bin/ruff` when it is installed there): a
+ * `python` from PATH may be another install that imports another copy of the code (or edit them to
  * `uv run ...` / `poetry run ...`).
  */
-import { readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { projectVenv } from "./project-venv.js";
 import { type ManifestScan, scanIni, scanRequirements, scanToml } from "./python-manifests.js";
 import type { Found, ProjectFiles, StackResult } from "./types.js";
 
@@ -74,8 +77,21 @@ function pytestFolder(files: ProjectFiles): string | undefined {
   return undefined;
 }
 
+/** The project's virtualenv's python and tools, when it has one; the plain names otherwise. */
+function toolsOf(root: string) {
+  const venv = projectVenv(root);
+  const python = venv ? `${venv.dir}/bin/python` : "python";
+  const tool = (name: string) =>
+    venv && existsSync(join(root, venv.dir, "bin", name)) ? `${venv.dir}/bin/${name}` : name;
+  return { venv, python, tool };
+}
+
 export function detectPython(files: ProjectFiles): StackResult | undefined {
   const markers = files.matching(MARKERS);
+  const { venv, python, tool } = toolsOf(files.root);
+  const venvNote = venv
+    ? [`the commands run ${venv.dir}'s python and tools, so each story worktree runs its own ${venv.dir}`]
+    : [];
   if (markers.length === 0) {
     const folder = pytestFolder(files);
     if (!folder) return undefined;
@@ -84,16 +100,22 @@ export function detectPython(files: ProjectFiles): StackResult | undefined {
       stack: "python",
       manifest: folder,
       commands: {
-        test: { command: "python -m pytest", source },
-        testScoped: { command: "python -m pytest {{files}}", source },
+        test: { command: `${python} -m pytest`, source },
+        testScoped: { command: `${python} -m pytest {{files}}`, source },
       },
       notes: [
         "no pyproject.toml, setup.cfg or requirements*.txt: pytest must be installed where the tests run",
+        ...venvNote,
       ],
     };
   }
   const project = load(files);
-  const result: StackResult = { stack: "python", manifest: markers.join(", "), commands: {}, notes: [] };
+  const result: StackResult = {
+    stack: "python",
+    manifest: markers.join(", "),
+    commands: {},
+    notes: [...venvNote],
+  };
   const c = result.commands;
   const set = (key: keyof typeof c, command: string, source: string) => {
     c[key] = { command, source } satisfies Found;
@@ -106,8 +128,8 @@ export function detectPython(files: ProjectFiles): StackResult | undefined {
     files: ["pytest.ini", "conftest.py"],
   });
   if (pytest) {
-    set("test", "python -m pytest", pytest);
-    set("testScoped", "python -m pytest {{files}}", pytest);
+    set("test", `${python} -m pytest`, pytest);
+    set("testScoped", `${python} -m pytest {{files}}`, pytest);
   } else {
     result.notes.push("no pytest configuration or dependency found");
   }
@@ -119,14 +141,15 @@ export function detectPython(files: ProjectFiles): StackResult | undefined {
   });
   // The lint command checks the formatting too: a formatting slip fails review and formatFix fixes it.
   if (ruff) {
-    set("lint", "ruff check . && ruff format --check .", ruff);
-    set("lintFix", "ruff check --fix .", ruff);
-    set("formatFix", "ruff format .", ruff);
+    const r = tool("ruff");
+    set("lint", `${r} check . && ${r} format --check .`, ruff);
+    set("lintFix", `${r} check --fix .`, ruff);
+    set("formatFix", `${r} format .`, ruff);
   } else {
     const black = toolSource(project, { dep: "black", pyproject: /^tool\.black$/ });
     if (black) {
-      set("lint", "black --check .", black);
-      set("formatFix", "black .", black);
+      set("lint", `${tool("black")} --check .`, black);
+      set("formatFix", `${tool("black")} .`, black);
     }
   }
 
@@ -136,14 +159,14 @@ export function detectPython(files: ProjectFiles): StackResult | undefined {
     ini: "mypy",
     files: ["mypy.ini", ".mypy.ini"],
   });
-  if (mypy) set("typecheck", "mypy .", mypy);
+  if (mypy) set("typecheck", `${tool("mypy")} .`, mypy);
   else {
     const pyright = toolSource(project, {
       dep: "pyright",
       pyproject: /^tool\.pyright$/,
       files: ["pyrightconfig.json"],
     });
-    if (pyright) set("typecheck", "pyright", pyright);
+    if (pyright) set("typecheck", tool("pyright"), pyright);
   }
   return result;
 }

@@ -103,7 +103,7 @@ export async function walkInParallel(
     leftovers.delete(story.id);
     const worktree = leftover ?? (await openStoryWorktree(home, book, story.id, await run.git.head()));
     const worker = await workerContext(run, home, book, worktree);
-    const unready = await setUpWorktree(worker.ctx);
+    const unready = await setUpWorktree(worker.ctx, story.id);
     if (unready !== undefined) {
       run.stories.update(story.id, { status: "failed", failureReason: unready });
       run.bus.emit("story:fail", { story: summarize(story), reason: unready });
@@ -150,10 +150,14 @@ export async function walkInParallel(
     );
     worker.close();
     if (merged.outcome === "merged") await merged.followed;
+    const asks = run.config.interaction.triggers["merge-conflict"]?.enabled === true;
+    const next = asks ? "ask" : !rerun.has(story.id) && !stopping() ? "retry" : "fail";
     run.bus.emit("story:merge", {
       storyId: story.id,
       outcome: merged.outcome,
-      ...(merged.outcome === "merged" ? { sha: merged.sha, tree: merged.tree } : { reason: merged.reason }),
+      ...(merged.outcome === "merged"
+        ? { sha: merged.sha, tree: merged.tree }
+        : { reason: merged.reason, ...(run.signal.aborted ? {} : { next }) }),
       ...(merged.outcome === "conflict" ? { files: merged.files } : {}),
     });
     if (merged.outcome === "merged") {

@@ -26,6 +26,6 @@ export async function workerContext(
         bwrap,
       )
     : undefined;
-  const ctx: RunContext = { ...run, root, git, ...(sandbox ? { sandbox } : {}) };
+  const ctx: RunContext = { ...run, root, git, mergesBack: true, ...(sandbox ? { sandbox } : {}) };
   return { ctx, close: () => inner.close() };
 }

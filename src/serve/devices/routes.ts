@@ -172,6 +172,7 @@ export function redacted(view: RunView) {
       status: s.status,
       tier: s.tier,
       attempts: s.attempts,
+      passes: s.passes ?? 0,
       stage: s.stage,
     })),
     pending: view.pending

@@ -1,7 +1,8 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, rmSync, symlinkSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { mkdirSync, realpathSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { runGit } from "../../git/exec.js";
 import { addWorktree, removeWorktree } from "../../git/worktree.js";
+import { mirrorNodeModules } from "../../process/dependency-mirror.js";
 import { ownedFolder } from "../../process/owned-folder.js";
 import { gantryScratchDirectory } from "../../process/state-directory.js";
 
@@ -59,7 +60,7 @@ export async function addScratchWorktree(projectRoot: string, commit: string): P
     added = true;
     const projectDir = join(top, prefix);
     mkdirSync(projectDir, { recursive: true });
-    linkDependencies(userTop, join(userTop, prefix), top);
+    mirrorNodeModules(userTop, [join(userTop, prefix), userTop], top);
     return { top, projectDir, remove };
   } catch (error) {
     await remove();
@@ -67,13 +68,6 @@ export async function addScratchWorktree(projectRoot: string, commit: string): P
   }
 }
 
-/**
- * The worktree has the commit's files but not the installed dependencies (they are ignored). Each
- * node_modules of the user's checkout (project directory and repository top) is mirrored into it, one
- * link per package, so the test runner and libraries are found. A workspace package linked to a
- * directory of the repository is linked to that directory in the worktree instead: the worktree's
- * production code, not the user's changed one, is what its tests must see.
- */
 /**
  * A commit of `tree` (a judged tree, not committed yet) on top of `parent`, referenced by nothing: what a
  * scratch worktree of the tree being judged checks out. The user's refs, index and HEAD are not touched.
@@ -92,45 +86,4 @@ export async function commitOfTree(root: string, tree: string, parent?: string):
     identity,
   );
   return out.trim();
-}
-
-function linkDependencies(userTop: string, userProject: string, top: string): void {
-  for (const dir of new Set([userProject, userTop])) {
-    const from = join(dir, "node_modules");
-    const to = join(top, relative(userTop, dir), "node_modules");
-    if (!existsSync(from) || existsSync(to)) continue;
-    mkdirSync(to, { recursive: true });
-    for (const name of readdirSync(from)) {
-      const entry = join(from, name);
-      if (name.startsWith("@") && isRealDir(entry)) {
-        mkdirSync(join(to, name));
-        for (const child of readdirSync(entry)) link(join(entry, child), join(to, name, child));
-      } else link(entry, join(to, name));
-    }
-  }
-
-  function link(entry: string, at: string): void {
-    let target = entry;
-    try {
-      if (lstatSync(entry).isSymbolicLink()) {
-        const real = realpathSync(entry);
-        const inRepo = relative(userTop, real);
-        if (!inRepo.startsWith("..") && !isAbsolute(inRepo) && !inRepo.split(sep).includes("node_modules")) {
-          target = join(top, inRepo);
-        }
-      }
-      symlinkSync(target, at);
-    } catch {
-      // A dangling or unreadable entry: the tests will say whether they needed it.
-    }
-  }
-}
-
-function isRealDir(path: string): boolean {
-  try {
-    const stat = lstatSync(path);
-    return stat.isDirectory() && !stat.isSymbolicLink();
-  } catch {
-    return false;
-  }
 }

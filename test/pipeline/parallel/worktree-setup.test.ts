@@ -59,4 +59,17 @@ describe("execution.worktreeSetup", () => {
     assert.doesNotMatch(run.stderr, /internal error/);
     assert.equal(git(root, "worktree", "list").trim().split("\n").length, 1);
   });
+
+  it("says while it sets a worktree up, and how it went, so a long setup is not silence", () => {
+    for (const id of ["A", "B", "C"]) {
+      assert.match(
+        run.stdout,
+        new RegExp(`^\\[[\\d:]+\\] ${id} setting up its worktree: case "\\$PWD" in`, "m"),
+      );
+    }
+    assert.match(run.stdout, /^\[[\d:]+\] A worktree setup done \(\d+\.\ds\)$/m);
+    assert.match(run.stdout, /^\[[\d:]+\] B worktree setup failed \(\d+\.\ds\)$/m);
+    // The setup's line comes before the story's first line.
+    assert.ok(run.stdout.indexOf("A worktree setup done") < run.stdout.indexOf("A start"));
+  });
 });
