@@ -63,7 +63,7 @@ export async function execCommand(options: ExecOptions): Promise<ExecResult> {
     } satisfies Options);
     const group = processGroup(child.pid);
     const unlist = reapWithGantry(child.pid);
-    const stopped = stopWithGroup(child, group);
+    const stopped = stopWithGroup(child, group, wrapped);
     const output = collectOutput(child, options);
     const result = await settle(child, group, () => stopped.at, graceMs);
     unlist();
@@ -88,14 +88,17 @@ export async function execCommand(options: ExecOptions): Promise<ExecResult> {
 
 /**
  * execa stops the child through its `kill` (its timeout and cancelSignal call it, and count the forced
- * kill from there): every other member of the group gets SIGTERM with it. Returns when that happened.
+ * kill from there): the whole group gets SIGTERM with it (under bwrap, its members). Returns when that happened.
  */
-function stopWithGroup(child: ResultPromise, group: ProcessGroup): { at?: number } {
+function stopWithGroup(child: ResultPromise, group: ProcessGroup, wrapped: boolean): { at?: number } {
   const stopped: { at?: number } = {};
   const execaKill = child.kill;
   child.kill = ((...args: Parameters<typeof execaKill>) => {
     stopped.at ??= performance.now();
-    group.signalMembers("SIGTERM");
+    // The whole group at once: a shell signalled after its children could see them die and exit 0 first.
+    // Under bwrap the leader must live through its members' grace period: they are signalled one by one.
+    if (wrapped) group.signalMembers("SIGTERM");
+    else group.signal("SIGTERM");
     return execaKill(...args);
   }) as typeof execaKill;
   return stopped;

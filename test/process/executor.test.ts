@@ -5,10 +5,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { type ExecOptions, type ExecResult, execCommand } from "../../src/process/executor.js";
 import { OutputTail } from "../../src/process/output-tail.js";
+import { srcModule } from "../support/src-module.js";
 
 const work = mkdtempSync(join(tmpdir(), "gantry-exec-"));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -360,7 +360,7 @@ describe("execCommand: exit status", () => {
 describe("execCommand: GANTRY_DEBUG", () => {
   /** A node that runs `echo traced` through execCommand, with `env` as its environment. */
   function traced(env: NodeJS.ProcessEnv): { stdout: string; stderr: string } {
-    const executor = fileURLToPath(new URL("../../src/process/executor.ts", import.meta.url));
+    const executor = srcModule("process/executor");
     const script = `const { execCommand } = await import(${JSON.stringify(executor)});
 const r = await execCommand({ command: "echo traced", cwd: ${JSON.stringify(work)}, timeoutMs: 10000 });
 process.stdout.write(r.output);`;

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { srcModule } from "../support/src-module.js";
 
 /** Alive and not a zombie (the orphans' new parent may reap them late). */
 function running(pid: number): boolean {
@@ -30,7 +30,7 @@ async function until(check: () => boolean, ms: number): Promise<boolean> {
 describe("the group reaper", () => {
   test("a command's whole group (a setsid child aside) dies with a gantry killed by SIGKILL", async () => {
     const work = mkdtempSync(join(tmpdir(), "gantry-reaper-"));
-    const executor = fileURLToPath(new URL("../../src/process/executor.ts", import.meta.url));
+    const executor = srcModule("process/executor");
     // The command: a shell with a background child in its group, both sleeping far past the test.
     const command = `sleep 120 & echo $! > ${join(work, "child")}; echo $$ > ${join(work, "shell")}; wait`;
     const script = `const { execCommand } = await import(${JSON.stringify(executor)});
@@ -69,7 +69,7 @@ await execCommand({ command: ${JSON.stringify(command)}, cwd: ${JSON.stringify(w
   });
 
   test("a gantry that ends normally leaves no reaper behind", async () => {
-    const executor = fileURLToPath(new URL("../../src/process/executor.ts", import.meta.url));
+    const executor = srcModule("process/executor");
     // Prints its own reaper's pid (the child whose command line names it) before it ends.
     const script = `const { execCommand } = await import(${JSON.stringify(executor)});
 const { readdirSync, readFileSync } = await import("node:fs");
