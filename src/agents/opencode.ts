@@ -9,7 +9,9 @@ import { jsonLines, num, obj, str } from "./output.js";
  * is the message). JSON events: `text` parts make the final message, each `step_finish` part carries that
  * step's `tokens` and `cost`. OpenCode asks before a tool touches a path outside the project, and a run
  * cannot answer: a session with an answer file (plan, critic, research: outside the tree) is allowed that
- * file's folder through OPENCODE_PERMISSION. See docs/agents.md.
+ * file's folder through OPENCODE_PERMISSION. Its snapshots (a copy of the tree in a git store of its own,
+ * before and after every step, for its undo) are turned off: gantry's checkpoints are the undo, and they cost
+ * about 30% of a session's CPU. See docs/agents.md.
  */
 export const opencodeSpec: CliSpec = {
   name: "opencode",
@@ -21,14 +23,16 @@ export const opencodeSpec: CliSpec = {
   },
   promptOnStdin: true,
   args: (request) => ["run", "--format", "json", "--model", request.model],
-  env: (request): Record<string, string> =>
-    request.outputFile
+  env: (request): Record<string, string> => ({
+    ...withoutSnapshots(process.env.OPENCODE_CONFIG_CONTENT),
+    ...(request.outputFile
       ? {
           OPENCODE_PERMISSION: JSON.stringify({
             external_directory: { [`${dirname(request.outputFile)}/**`]: "allow" },
           }),
         }
-      : {},
+      : {}),
+  }),
   authHelp: "run `opencode auth login`, or set the provider's API key (ANTHROPIC_API_KEY for anthropic/...)",
   parse(output): ParsedSession {
     let finalMessage: string | undefined;
@@ -67,3 +71,20 @@ export const opencodeSpec: CliSpec = {
 };
 
 export const createOpencodeAdapter = (config: Config): AgentAdapter => createCliAdapter(opencodeSpec, config);
+
+/**
+ * OPENCODE_CONFIG_CONTENT (OpenCode's runtime overrides) with `"snapshot": false` added to the user's own,
+ * unless theirs sets `snapshot` or is not a JSON object (then it is left as it is).
+ */
+export function withoutSnapshots(own: string | undefined): Record<string, string> {
+  if (own === undefined || own.trim() === "") return { OPENCODE_CONFIG_CONTENT: '{"snapshot":false}' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(own);
+  } catch {
+    return {};
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || "snapshot" in parsed)
+    return {};
+  return { OPENCODE_CONFIG_CONTENT: JSON.stringify({ ...parsed, snapshot: false }) };
+}

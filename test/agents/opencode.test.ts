@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { createOpencodeAdapter, opencodeSpec } from "../../src/agents/opencode.js";
+import { createOpencodeAdapter, opencodeSpec, withoutSnapshots } from "../../src/agents/opencode.js";
 import { calls, config, installFakes, request, reset } from "./harness.js";
 import { adapterSuite } from "./suite.js";
 
@@ -31,8 +31,9 @@ describe("opencode adapter", () => {
     ]);
   });
 
-  it("allows a session with an answer file that file's folder, outside the project, and nothing more", async () => {
+  it("allows a session with an answer file that file's folder, outside the project, and nothing more", async (t) => {
     reset(fakes);
+    withOwnConfigContent(t, undefined);
     const a = createOpencodeAdapter(config());
     const critic = {
       ...request(fakes, a),
@@ -40,9 +41,24 @@ describe("opencode adapter", () => {
       outputFile: "/tmp/gantry-plan-x/critic.json",
     };
     assert.deepEqual(opencodeSpec.env?.(critic), {
+      OPENCODE_CONFIG_CONTENT: '{"snapshot":false}',
       OPENCODE_PERMISSION: '{"external_directory":{"/tmp/gantry-plan-x/**":"allow"}}',
     });
-    assert.deepEqual(opencodeSpec.env?.(request(fakes, a)), {});
+    assert.deepEqual(opencodeSpec.env?.(request(fakes, a)), {
+      OPENCODE_CONFIG_CONTENT: '{"snapshot":false}',
+    });
+  });
+
+  it("turns OpenCode's snapshots off, keeping the user's own runtime config and their snapshot choice", (t) => {
+    withOwnConfigContent(t, '{"model":"anthropic/x","share":"disabled"}');
+    const a = createOpencodeAdapter(config());
+    assert.deepEqual(opencodeSpec.env?.(request(fakes, a)), {
+      OPENCODE_CONFIG_CONTENT: '{"model":"anthropic/x","share":"disabled","snapshot":false}',
+    });
+    assert.deepEqual(withoutSnapshots('{"snapshot":true}'), {}, "their explicit choice stays");
+    assert.deepEqual(withoutSnapshots("{ // jsonc\n}"), {}, "what gantry cannot read stays as it is");
+    assert.deepEqual(withoutSnapshots("[1]"), {});
+    assert.deepEqual(withoutSnapshots("  "), { OPENCODE_CONFIG_CONTENT: '{"snapshot":false}' });
   });
 
   it("sums tokens and cost over the step_finish events and keeps the last text", async () => {
@@ -74,3 +90,14 @@ describe("opencode adapter", () => {
     assert.match(result.error ?? "", /Bad request: invalid tool schema/);
   });
 });
+
+/** Sets the user's OPENCODE_CONFIG_CONTENT for one test (undefined: unset), put back after it. */
+function withOwnConfigContent(t: { after(fn: () => void): void }, value: string | undefined): void {
+  const before = process.env.OPENCODE_CONFIG_CONTENT;
+  const set = (v: string | undefined) => {
+    if (v === undefined) delete process.env.OPENCODE_CONFIG_CONTENT;
+    else process.env.OPENCODE_CONFIG_CONTENT = v;
+  };
+  set(value);
+  t.after(() => set(before));
+}

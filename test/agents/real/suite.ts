@@ -4,6 +4,8 @@
  * that pauses the run after one session instead of climbing the tiers.
  */
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { STEPS, USAGE } from "../model-server/script.js";
 import { type Fault, type ModelServer, startModelServer } from "../model-server/server.js";
@@ -15,6 +17,8 @@ export interface CliExpectations {
   transient: Fault;
   /** The session's tokens are exactly what the server reported for the calls it answered (no side calls). */
   exactTokens: boolean;
+  /** Home-relative paths the CLI must not have written (checked with gantry's sandbox off: HOME is its home). */
+  notWritten?: readonly string[];
 }
 
 const scriptedSteps = STEPS.map((s) => s.kind);
@@ -54,6 +58,9 @@ export function realCliSuite(cli: RealCli, expect: CliExpectations): void {
       `the server played the script once, in order: ${answered.join(", ")}`,
     );
     if (mode.fault) assert.ok(faults.length >= 1, `the fault was answered: ${answered.join(", ")}`);
+    if (mode.sandbox === "off")
+      for (const path of expect.notWritten ?? [])
+        assert.ok(!existsSync(join(run.home, path)), `${path} written`);
     const [end, ...more] = agentEnds(run.events);
     assert.equal(more.length, 0, "one session");
     assert.equal(end?.marker, "STORY COMPLETE");
