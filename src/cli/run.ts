@@ -8,10 +8,10 @@ import { EXIT } from "../model/exit-codes.js";
 import type { RunSummary } from "../model/run.js";
 import { errorCodeOf } from "../pipeline/run-error.js";
 import { loadPrd, readPrdRaw } from "../prd/load.js";
-import { selectStories } from "../prd/select.js";
 import { killRunProcesses } from "../process/leftovers.js";
 import type { ResolvedReporter } from "../reporters/loader.js";
 import { featurePrdPath, projectRoot } from "./project.js";
+import { dryRun } from "./run-dry.js";
 import { enterShard, shardsToMerge } from "./run-shards.js";
 import { featureStatus } from "./status.js";
 
@@ -164,35 +164,6 @@ async function runFeatureCommand(options: RunCommandOptions, facts: RunFacts): P
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
-}
-
-async function dryRun(
-  root: string,
-  prd: ReturnType<typeof loadPrd>,
-  options: RunCommandOptions,
-  config: ReturnType<typeof loadConfig>,
-): Promise<number> {
-  const { routeStory } = await import("../stages/route.js");
-  const { readinessPreview } = await import("../stages/readiness-preview.js");
-  const readiness = await readinessPreview(root, prd, config);
-  const plan = selectStories(prd, options.story).map((story) => ({
-    id: story.id,
-    title: story.title,
-    dependencies: story.dependencies,
-    ...routeStory(story, config),
-    ...(readiness.has(story.id) ? { readiness: readiness.get(story.id) } : {}),
-  }));
-  if (options.json) process.stdout.write(`${JSON.stringify({ feature: options.feature, plan })}\n`);
-  else
-    for (const p of plan) {
-      const gaps = (p.readiness ?? []).map(
-        (g) => `${g.code}${g.subject ? ` ${g.subject}` : ""}${g.severity === "blocker" ? " (parks it)" : ""}`,
-      );
-      const ready = gaps.length > 0 ? `  readiness: ${gaps.join(", ")}` : "";
-      const after = p.dependencies.length > 0 ? `  after ${p.dependencies.join(", ")}` : "";
-      process.stdout.write(`${p.id}  ${p.complexity}/${p.tier}  ${p.title}  (${p.reason})${after}${ready}\n`);
-    }
-  return 0;
 }
 
 /**
