@@ -20,7 +20,7 @@ import { RunState } from "../runs/run-state.js";
 import type { RunContext, RunRequests } from "../stages/context.js";
 import { createRunLogger } from "../subscribers/run-log.js";
 import { createRedactor } from "../util/redact.js";
-import { secretValues } from "../verification/env.js";
+import { secretValues } from "../util/secrets.js";
 import { sessionHomeOf } from "./session-home-of.js";
 
 export interface RunSetup {

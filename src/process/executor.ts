@@ -3,6 +3,8 @@ import type { Readable } from "node:stream";
 import { StringDecoder } from "node:string_decoder";
 import { setTimeout as delay } from "node:timers/promises";
 import type { Options, Result, ResultPromise } from "execa";
+import { createRedactor } from "../util/redact.js";
+import { secretValues } from "../util/secrets.js";
 import { noteCommand } from "./activity.js";
 import type { ExecOptions, ExecResult } from "./exec-types.js";
 import { reapWithGantry, startReaper } from "./group-reaper.js";
@@ -59,7 +61,7 @@ export async function execCommand(options: ExecOptions): Promise<ExecResult> {
       // command inside gets SIGTERM from stopWithGroup and its grace period, and the forced kill ends bwrap.
       killSignal: wrapped ? "SIGCONT" : "SIGTERM",
       forceKillAfterDelay: graceMs,
-      verbose: process.env.GANTRY_DEBUG ? "short" : "none",
+      verbose: process.env.GANTRY_DEBUG ? debugTrace() : "none",
     } satisfies Options);
     const group = processGroup(child.pid);
     const unlist = reapWithGantry(child.pid);
@@ -126,6 +128,15 @@ async function settle(
   child.stdout?.destroy();
   child.stderr?.destroy();
   return child;
+}
+
+/**
+ * GANTRY_DEBUG's trace: each command line and how it ended, as execa's `short` prints them, with the values
+ * of the environment's credentials redacted (as run.log redacts them); the command's output is not traced.
+ */
+function debugTrace(): (line: string, entry: { type: string }) => string | undefined {
+  const redactor = createRedactor(secretValues(process.env, []));
+  return (line, { type }) => (type === "output" || type === "ipc" ? undefined : redactor.text(line));
 }
 
 /** The output's tail (stdout and stderr interleaved as they arrived) and stderr's own, fed to `onOutput` too. */

@@ -358,11 +358,11 @@ describe("execCommand: exit status", () => {
 });
 
 describe("execCommand: GANTRY_DEBUG", () => {
-  /** A node that runs `echo traced` through execCommand, with `env` as its environment. */
-  function traced(env: NodeJS.ProcessEnv): { stdout: string; stderr: string } {
+  /** A node that runs `command` (default `echo traced`) through execCommand, with `env` as its environment. */
+  function traced(env: NodeJS.ProcessEnv, command = "echo traced"): { stdout: string; stderr: string } {
     const executor = srcModule("process/executor");
     const script = `const { execCommand } = await import(${JSON.stringify(executor)});
-const r = await execCommand({ command: "echo traced", cwd: ${JSON.stringify(work)}, timeoutMs: 10000 });
+const r = await execCommand({ command: ${JSON.stringify(command)}, cwd: ${JSON.stringify(work)}, timeoutMs: 10000 });
 process.stdout.write(r.output);`;
     const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
       env,
@@ -382,6 +382,19 @@ process.stdout.write(r.output);`;
     const off = traced(quiet);
     assert.equal(off.stdout, "traced\n");
     assert.equal(off.stderr, "");
+  });
+
+  test("the trace redacts the environment's credentials and leaves the command's output out", () => {
+    const { GANTRY_DEBUG: _, ...quiet } = process.env;
+    const secret = "sk-test-0123456789";
+    const on = traced(
+      { ...quiet, GANTRY_DEBUG: "1", SERVICE_API_KEY: secret },
+      `echo ${secret} printed-line`,
+    );
+    assert.equal(on.stdout, `${secret} printed-line\n`, "the command's own output is unchanged");
+    assert.match(on.stderr, /\$ \/bin\/sh -c 'echo \[redacted\] printed-line'/);
+    assert.ok(!on.stderr.includes(secret), on.stderr);
+    assert.ok(!on.stderr.includes("printed-line\n"), "an output line is not traced");
   });
 });
 

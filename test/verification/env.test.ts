@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { secretValues, testEnvironment } from "../../src/verification/env.js";
+import { secretValues } from "../../src/util/secrets.js";
+import { testEnvironment } from "../../src/verification/env.js";
 
 const base: NodeJS.ProcessEnv = {
   PATH: "/usr/bin:/bin",
