@@ -1,3 +1,5 @@
+import { answerFileSection } from "./answer-file.js";
+
 /** A project rule as a prompt shows it. */
 export interface PromptRule {
   id: string;
@@ -66,14 +68,10 @@ export function buildCriticPrompt(input: CriticPromptInput): string {
     "An objection that names a binding rule the plan breaks (`rule`) and points at evidence gantry can find",
     "stops the plan until the planner answers it. Name a rule only when the plan breaks it.",
     "",
-    "## Your answer",
-    "",
-    `Write JSON to ${input.outputFile}:`,
-    "",
-    "```json",
-    '{ "objections": [ { "id": "OBJ-1", "lens": "scope", "claim": "…", "rule": "R-1",',
-    '    "anchors": [ { "kind": "story", "story": "US-1" } ] } ] }',
-    "```",
+    ...answerFileSection(input.outputFile, [
+      '{ "objections": [ { "id": "OBJ-1", "lens": "scope", "claim": "…", "rule": "R-1",',
+      '    "anchors": [ { "kind": "story", "story": "US-1" } ] } ] }',
+    ]),
     "",
     "Ids OBJ-1, OBJ-2, …; lens one of scope, feasibility, security, alternative; `rule` only when one is broken;",
     'at least one anchor each. `{ "objections": [] }` when you find nothing that matters.',

@@ -1,4 +1,5 @@
 import type { RepoDigest } from "../git/repo-digest.js";
+import { answerFileSection } from "./answer-file.js";
 import { markerContract } from "./completion-marker.js";
 
 export interface PlanPromptInput {
@@ -48,14 +49,10 @@ export function buildPlanPrompt(input: PlanPromptInput): string {
     );
   }
   parts.push(
-    "## Your answer",
-    "",
-    `Write JSON to ${input.outputFile}:`,
-    "",
-    "```json",
-    '{ "userStories": [ { "id": "US-001", "title": "…", "description": "…",',
-    '    "acceptanceCriteria": ["… an outcome a test can observe …"], "dependencies": [] } ] }',
-    "```",
+    ...answerFileSection(input.outputFile, [
+      '{ "userStories": [ { "id": "US-001", "title": "…", "description": "…",',
+      '    "acceptanceCriteria": ["… an outcome a test can observe …"], "dependencies": [] } ] }',
+    ]),
     "",
     "Rules: ids of letters, digits, '.', '_' or '-'; dependencies name ids of this feature and form no cycle;",
     "every story has at least one acceptance criterion with an observable outcome (a value returned, an exit",

@@ -1,3 +1,4 @@
+import { answerFileSection } from "./answer-file.js";
 import { markerContract } from "./completion-marker.js";
 import { ANCHOR_FORMS, type PromptRule, planSections } from "./critic-prompt.js";
 
@@ -28,15 +29,11 @@ export function buildPlanReplyPrompt(input: PlanReplyPromptInput): string {
     JSON.stringify(input.objections, null, 2),
     "```",
     "",
-    "## Your answer",
-    "",
-    `Write JSON to ${input.outputFile}:`,
-    "",
-    "```json",
-    '{ "replies": [ { "objection": "OBJ-1", "reply": "accept", "anchors": [ { "kind": "story", "story": "US-3" } ] },',
-    '    { "objection": "OBJ-2", "reply": "rebut", "anchors": [ { "kind": "spec", "heading": "Constraints" } ] } ],',
-    '  "userStories": [ … the stories you revised or added, as in your plan … ] }',
-    "```",
+    ...answerFileSection(input.outputFile, [
+      '{ "replies": [ { "objection": "OBJ-1", "reply": "accept", "anchors": [ { "kind": "story", "story": "US-3" } ] },',
+      '    { "objection": "OBJ-2", "reply": "rebut", "anchors": [ { "kind": "spec", "heading": "Constraints" } ] } ],',
+      '  "userStories": [ … the stories you revised or added, as in your plan … ] }',
+    ]),
     "",
     "An objection that names a binding rule and points at evidence blocks the plan unless it is accepted with",
     "a story anchor naming a story your `userStories` adds or changes, or rebutted with a file, story or spec",
