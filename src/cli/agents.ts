@@ -2,7 +2,8 @@ import { probeAgent } from "../agents/probe.js";
 import { AgentRegistry } from "../agents/registry.js";
 import { loadConfig } from "../config/loader.js";
 import { findOnPath as findExecutable } from "../process/find-executable.js";
-import { sandboxStatusLine, sandboxSupport } from "../process/sandbox.js";
+import { sandboxSupport } from "../process/sandbox.js";
+import { sandboxStatusLine } from "../process/sandbox-status.js";
 import { projectRoot } from "./project.js";
 
 interface AgentInfo {

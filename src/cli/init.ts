@@ -17,7 +17,7 @@ import { InputError } from "../config/input-error.js";
 import { CONFIG_PATH, parseConfig } from "../config/loader.js";
 import type { ConfigInput } from "../config/schema.js";
 import { isIgnored } from "../git/ignored.js";
-import { sandboxStatusLine } from "../process/sandbox.js";
+import { sandboxStatusLine } from "../process/sandbox-status.js";
 import { writeJsonAtomic } from "../util/atomic-write.js";
 import { ensureGitignored, type GitignoreUpdate } from "../util/gitignore.js";
 import { packageFile } from "../util/package-file.js";

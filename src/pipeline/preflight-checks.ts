@@ -12,7 +12,8 @@ import type { PluginSet } from "../plugins/types.js";
 import { describeHint, keyHints } from "../prd/key-hints.js";
 import { parsePrd, readPrdRaw } from "../prd/load.js";
 import type { programLookups } from "../process/command-word.js";
-import { sandboxStatusLine, sandboxSupport } from "../process/sandbox.js";
+import { sandboxSupport } from "../process/sandbox.js";
+import { sandboxStatusLine } from "../process/sandbox-status.js";
 import {
   CONFIG_ORIGIN,
   type ReporterEntry,

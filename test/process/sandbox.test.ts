@@ -10,9 +10,9 @@ import {
   gantryScratchDirectory,
   type SandboxLayout,
   sandboxLayout,
-  sandboxStatusLine,
   sandboxSupport,
 } from "../../src/process/sandbox.js";
+import { sandboxStatusLine } from "../../src/process/sandbox-status.js";
 import { reapMarked } from "../chaos/harness.js";
 
 const scratch = mkdtempSync(join(tmpdir(), "gantry-sandbox-"));
